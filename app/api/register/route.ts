@@ -1,0 +1,8 @@
+import { readJson, route } from "@/lib/http/route";
+import { registerUser, ZRegister } from "@/lib/users/users";
+
+export const POST = route(async (request) => {
+  const input = await readJson(request, ZRegister);
+  const user = await registerUser(input);
+  return Response.json({ user }, { status: 201 });
+});

@@ -1,0 +1,66 @@
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaClient } from "./generated/client";
+
+/**
+ * One Prisma client per process, over `pg` and the Prisma pg adapter, for both databases: the
+ * embedded PGlite is served over the pg wire protocol by scripts/start.ts, so production and the
+ * embedded default share this code path. PGlite has one session for all connections, so its pool
+ * holds one connection (see tools/prisma-schema-engine/README.md).
+ */
+type TDatabase = { prisma: PrismaClient; pool: pg.Pool; url: string };
+
+const globalForDb = globalThis as unknown as { xclawDatabase?: TDatabase };
+
+export function databaseUrl(): string {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    throw new Error("DATABASE_URL is not set. Start the app with `npm run dev` (it starts the embedded database) or set DATABASE_URL to a PostgreSQL 15+ database with pgvector.");
+  }
+  return url;
+}
+
+export function isEmbeddedDatabaseUrl(url: string): boolean {
+  return process.env.XCLAW_EMBEDDED_DATABASE_URL === url;
+}
+
+function connect(url: string): TDatabase {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: isEmbeddedDatabaseUrl(url) ? 1 : Number(process.env.DATABASE_POOL_SIZE || 10),
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client's connection error (database restarted) must not crash the process.
+  pool.on("error", () => {});
+  const adapter = new PrismaPg(pool);
+  return { prisma: new PrismaClient({ adapter }), pool, url };
+}
+
+function database(): TDatabase {
+  const url = databaseUrl();
+  const existing = globalForDb.xclawDatabase;
+  if (existing && existing.url === url) return existing;
+  if (existing) void disconnectDatabase();
+  const created = connect(url);
+  globalForDb.xclawDatabase = created;
+  return created;
+}
+
+/** The Prisma client for DATABASE_URL, created on first use. */
+export function db(): PrismaClient {
+  return database().prisma;
+}
+
+/** The raw pg pool, for the few statements Prisma cannot express. */
+export function dbPool(): pg.Pool {
+  return database().pool;
+}
+
+export async function disconnectDatabase(): Promise<void> {
+  const existing = globalForDb.xclawDatabase;
+  globalForDb.xclawDatabase = undefined;
+  if (!existing) return;
+  await existing.prisma.$disconnect().catch(() => {});
+  await existing.pool.end().catch(() => {});
+}

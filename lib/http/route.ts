@@ -1,0 +1,68 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { AppError, isAppError, type TErrorCode } from "@/lib/errors";
+import { createLogger, runWithRequestId } from "@/lib/observability/logger";
+
+/**
+ * The one wrapper around every route handler: gives the request an id (echoed as `x-request-id`),
+ * logs one line per request, and turns errors into `{ error: { code, message } }` — zod errors
+ * into 400 with the first problem spelled out, AppError into its status, anything else into a
+ * logged, generic 500 that leaks no internals.
+ */
+const log = createLogger("http");
+
+type TRouteContext<TParams> = { params: Promise<TParams> };
+type THandler<TParams> = (request: Request, context: { params: TParams; requestId: string }) => Promise<Response>;
+
+export function errorResponse(code: TErrorCode | string, message: string, status: number, headers: Record<string, string> = {}) {
+  return Response.json({ error: { code, message } }, { status, headers });
+}
+
+function describeZodError(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return "Invalid request.";
+  const where = issue.path.join(".");
+  if (issue.code === "unrecognized_keys") return `Unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}.`;
+  if (issue.code === "invalid_type" && issue.input === undefined && where) return `${where} is required.`;
+  return where && !issue.message.includes(where) && !/^[A-Z]/.test(issue.message) ? `${where}: ${issue.message}` : issue.message;
+}
+
+export function toErrorResponse(error: unknown): Response {
+  if (isAppError(error)) return errorResponse(error.code, error.message, error.status, error.headers);
+  if (error instanceof z.ZodError) return errorResponse("bad_request", describeZodError(error), 400);
+  log.error("unhandled error", { error });
+  return errorResponse("internal", "Something went wrong on our side. Try again; if it keeps happening, tell an administrator.", 500);
+}
+
+export function route<TParams = Record<string, never>>(handler: THandler<TParams>) {
+  return async (request: Request, context: TRouteContext<TParams>): Promise<Response> => {
+    const incomingId = request.headers.get("x-request-id");
+    const requestId = incomingId && /^[\w.-]{1,100}$/.test(incomingId) ? incomingId : randomUUID();
+    return runWithRequestId(requestId, async () => {
+      const started = performance.now();
+      let response: Response;
+      try {
+        response = await handler(request, { params: (await context?.params) ?? ({} as TParams), requestId });
+      } catch (error) {
+        response = toErrorResponse(error);
+      }
+      response.headers.set("x-request-id", requestId);
+      const path = new URL(request.url).pathname;
+      log.info("request", { method: request.method, path, status: response.status, ms: Math.round(performance.now() - started) });
+      return response;
+    });
+  };
+}
+
+/** Parses a JSON body with a zod schema; a missing or malformed body is a clear 400. */
+export async function readJson<TSchema extends z.ZodType>(request: Request, schema: TSchema): Promise<z.infer<TSchema>> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!type.includes("application/json")) throw new AppError("bad_request", "Send a JSON body with `Content-Type: application/json`.");
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    throw new AppError("bad_request", "The request body is not valid JSON.");
+  }
+  return schema.parse(body);
+}

@@ -1,0 +1,155 @@
+import { z } from "zod";
+import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { db } from "@/lib/db/client";
+import type { User } from "@/lib/db/generated/client";
+import { AppError } from "@/lib/errors";
+import { hashPassword, passwordWeakness, verifyPassword } from "@/lib/auth/password";
+import { isRegistrationOpen } from "@/lib/settings/registration";
+
+/** What the API shows of a user: never the hash, never the session version. */
+export type TPublicUser = { id: string; email: string; name: string | null; role: "user" | "admin" };
+export type TAdminUserRow = TPublicUser & { status: "active" | "disabled"; createdAt: Date; lastSignInAt: Date | null };
+
+export function toPublicUser(user: Pick<User, "id" | "email" | "name" | "role">): TPublicUser {
+  return { id: user.id, email: user.email, name: user.name, role: user.role === "ADMIN" ? "admin" : "user" };
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export const ZEmail = z
+  .string({ error: "Email is required." })
+  .trim()
+  .max(254, "Email is too long.")
+  .pipe(z.email({ error: "Enter a valid email address." }))
+  .transform(normalizeEmail);
+
+export const ZName = z.string().trim().max(100, "Name is at most 100 characters.").transform((name) => name || null);
+
+export const ZRegister = z.strictObject({
+  email: ZEmail,
+  password: z.string({ error: "Password is required." }),
+  name: ZName.optional(),
+});
+export type TRegister = z.infer<typeof ZRegister>;
+
+function assertStrongPassword(password: string, email?: string) {
+  const weakness = passwordWeakness(password, { minLength: getBehaviourConfig().auth.passwordMinLength, email });
+  if (weakness) throw new AppError("bad_request", weakness);
+}
+
+/**
+ * Creates an account. The first account becomes admin; later ones need open registration.
+ * A transaction-scoped advisory lock serialises registrations so two simultaneous first sign-ups
+ * cannot both become admin.
+ */
+export async function registerUser(input: TRegister): Promise<TPublicUser> {
+  assertStrongPassword(input.password, input.email);
+  const passwordHash = await hashPassword(input.password);
+  const user = await db().$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(4242001)`;
+    const isFirst = (await tx.user.count()) === 0;
+    if (!isFirst && !(await isRegistrationOpen(tx))) {
+      throw new AppError("forbidden", "Registration is closed. Ask an administrator for an account.");
+    }
+    if (await tx.user.findUnique({ where: { email: input.email }, select: { id: true } })) {
+      throw new AppError("conflict", "An account with this email already exists. Sign in instead.");
+    }
+    return tx.user.create({
+      data: { email: input.email, name: input.name ?? null, passwordHash, role: isFirst ? "ADMIN" : "USER" },
+    });
+  });
+  return toPublicUser(user);
+}
+
+export async function getUserOrThrow(userId: string): Promise<User> {
+  const user = await db().user.findUnique({ where: { id: userId } });
+  if (!user) throw new AppError("not_found", "No such user.");
+  return user;
+}
+
+export const ZUpdateProfile = z.strictObject({ name: ZName });
+
+export async function updateProfile(options: { userId: string; name: string | null }): Promise<TPublicUser> {
+  const user = await db().user.update({ where: { id: options.userId }, data: { name: options.name } });
+  return toPublicUser(user);
+}
+
+export const ZChangePassword = z.strictObject({
+  currentPassword: z.string({ error: "Current password is required." }).min(1, "Current password is required."),
+  newPassword: z.string({ error: "New password is required." }),
+});
+
+/** Changing the password signs out every session, including the current one. */
+export async function changePassword(options: { userId: string; currentPassword: string; newPassword: string }) {
+  const user = await getUserOrThrow(options.userId);
+  if (!(await verifyPassword(options.currentPassword, user.passwordHash))) {
+    throw new AppError("bad_request", "Current password is incorrect.");
+  }
+  assertStrongPassword(options.newPassword, user.email);
+  await db().user.update({
+    where: { id: user.id },
+    data: { passwordHash: await hashPassword(options.newPassword), sessionVersion: { increment: 1 } },
+  });
+}
+
+export async function signOutEverywhere(options: { userId: string }): Promise<void> {
+  await db().user.update({ where: { id: options.userId }, data: { sessionVersion: { increment: 1 } } });
+}
+
+function toAdminUserRow(user: User): TAdminUserRow {
+  return {
+    ...toPublicUser(user),
+    status: user.status === "ACTIVE" ? "active" : "disabled",
+    createdAt: user.createdAt,
+    lastSignInAt: user.lastSignInAt,
+  };
+}
+
+export async function listUsersForAdmin(): Promise<TAdminUserRow[]> {
+  const users = await db().user.findMany({ orderBy: { createdAt: "asc" } });
+  return users.map(toAdminUserRow);
+}
+
+export const ZAdminUpdateUser = z
+  .strictObject({
+    status: z.enum(["active", "disabled"]).optional(),
+    role: z.enum(["user", "admin"]).optional(),
+  })
+  .refine((value) => value.status !== undefined || value.role !== undefined, "Nothing to change: send status and/or role.");
+export type TAdminUpdateUser = z.infer<typeof ZAdminUpdateUser>;
+
+/**
+ * Admin changes to another account. Disabling (or demoting) bumps the session version so the
+ * change takes effect on the user's very next request. Admins cannot lock themselves out, and
+ * the last active admin cannot be removed.
+ */
+export async function adminUpdateUser(options: { actorId: string; userId: string; change: TAdminUpdateUser }): Promise<TAdminUserRow> {
+  const parsedId = z.uuid().safeParse(options.userId);
+  if (!parsedId.success) throw new AppError("not_found", "No such user.");
+  const { change } = options;
+  if (options.userId === options.actorId && (change.status === "disabled" || change.role === "user")) {
+    throw new AppError("bad_request", "You cannot disable or demote your own account; ask another admin.");
+  }
+  const updated = await db().$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(4242002)`;
+    const user = await tx.user.findUnique({ where: { id: parsedId.data } });
+    if (!user) throw new AppError("not_found", "No such user.");
+    const losesAdmin = user.role === "ADMIN" && user.status === "ACTIVE" && (change.role === "user" || change.status === "disabled");
+    if (losesAdmin) {
+      const activeAdmins = await tx.user.count({ where: { role: "ADMIN", status: "ACTIVE" } });
+      if (activeAdmins <= 1) throw new AppError("bad_request", "This is the last active admin; promote someone else first.");
+    }
+    const revokesAccess = change.status === "disabled" || (change.role === "user" && user.role === "ADMIN");
+    return tx.user.update({
+      where: { id: user.id },
+      data: {
+        ...(change.status ? { status: change.status === "active" ? "ACTIVE" : "DISABLED" } : {}),
+        ...(change.role ? { role: change.role === "admin" ? "ADMIN" : "USER" } : {}),
+        ...(revokesAccess ? { sessionVersion: { increment: 1 } } : {}),
+      },
+    });
+  });
+  return toAdminUserRow(updated);
+}

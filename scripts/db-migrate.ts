@@ -1,0 +1,20 @@
+/**
+ * `npm run db:migrate`: applies pending migrations to DATABASE_URL (production PostgreSQL), with
+ * the same bookkeeping as `prisma migrate deploy`, so either tool can be used on a VPS.
+ */
+import path from "node:path";
+import { migrateDatabase } from "../lib/db/migrate";
+
+const url = process.env.DATABASE_URL;
+if (!url) {
+  process.stderr.write("xclaw: DATABASE_URL is not set. The embedded database migrates itself on `npm run dev`; db:migrate is for PostgreSQL.\n");
+  process.exit(1);
+}
+const directory = path.resolve(import.meta.dirname, "..", "prisma", "migrations");
+try {
+  const result = await migrateDatabase(url, { directory, onApply: (name) => process.stdout.write(`applied ${name}\n`) });
+  process.stdout.write(result.applied.length ? `xclaw: applied ${result.applied.length} migration(s)\n` : "xclaw: database is up to date\n");
+} catch (error) {
+  process.stderr.write(`xclaw: migration failed: ${(error as Error).message}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,121 @@
+/**
+ * `npm run dev` / `npm start`: validates the configuration, starts the embedded database when no
+ * DATABASE_URL is set (PGlite + pgvector under the data directory, served on a loopback port,
+ * migrated), makes sure an auth secret exists, then runs Next.js with that environment. Later
+ * issues start the browser worker here too. Ctrl-C stops everything cleanly.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { ConfigError, getBehaviourConfig } from "../lib/config/behaviour";
+import { appPort, dataDirectory } from "../lib/config/environment";
+import { startEmbeddedDatabase, type TEmbeddedDatabase } from "../lib/db/embedded";
+import { migrateDatabase, readMigrations } from "../lib/db/migrate";
+import pg from "pg";
+
+const mode = process.argv[2] === "start" ? "start" : "dev";
+const root = path.resolve(import.meta.dirname, "..");
+
+function fail(message: string): never {
+  process.stderr.write(`\nxclaw: ${message}\n\n`);
+  process.exit(1);
+}
+
+async function ensureAuthSecret(directory: string): Promise<string> {
+  if (process.env.NEXTAUTH_SECRET) return process.env.NEXTAUTH_SECRET;
+  const file = path.join(directory, "auth-secret");
+  const existing = await readFile(file, "utf8").catch(() => "");
+  if (existing.trim()) return existing.trim();
+  const secret = randomBytes(32).toString("base64url");
+  await writeFile(file, secret + "\n", { mode: 0o600 });
+  await chmod(file, 0o600);
+  return secret;
+}
+
+async function pendingMigrations(url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const migrations = await readMigrations(path.join(root, "prisma", "migrations"));
+    const table = await client.query(`SELECT to_regclass('_prisma_migrations') AS name`);
+    if (!table.rows[0]?.name) return migrations.map((migration) => migration.name);
+    const { rows } = await client.query<{ migration_name: string }>(
+      `SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+    );
+    const applied = new Set(rows.map((row) => row.migration_name));
+    return migrations.filter((migration) => !applied.has(migration.name)).map((migration) => migration.name);
+  } finally {
+    await client.end();
+  }
+}
+
+async function main() {
+  let config;
+  try {
+    config = getBehaviourConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  const port = appPort();
+  const data = dataDirectory();
+  await mkdir(data, { recursive: true });
+
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  env.LOG_LEVEL ??= config.logging.level;
+  // Telemetry would try to reach the internet on every start; self-hosters opt in explicitly.
+  env.NEXT_TELEMETRY_DISABLED ??= "1";
+  env.NEXTAUTH_SECRET = await ensureAuthSecret(data);
+  env.NEXTAUTH_URL ??= `http://localhost:${port}`;
+
+  let embedded: TEmbeddedDatabase | undefined;
+  if (!env.DATABASE_URL) {
+    const started = performance.now();
+    try {
+      embedded = await startEmbeddedDatabase({ dataDirectory: path.join(data, "pglite"), port: Number(env.XCLAW_EMBEDDED_DB_PORT || 0) });
+    } catch (error) {
+      fail(`could not start the embedded database: ${(error as Error).message}`);
+    }
+    const result = await migrateDatabase(embedded.url, { directory: path.join(root, "prisma", "migrations") });
+    env.DATABASE_URL = embedded.url;
+    env.XCLAW_EMBEDDED_DATABASE_URL = embedded.url;
+    const seconds = ((performance.now() - started) / 1000).toFixed(2);
+    const applied = result.applied.length ? `, applied ${result.applied.length} migration(s)` : "";
+    process.stdout.write(`xclaw: embedded database (PGlite + pgvector) in ${embedded.dataDirectory} ready in ${seconds} s${applied}\n`);
+  } else {
+    let pending: string[];
+    try {
+      pending = await pendingMigrations(env.DATABASE_URL);
+    } catch (error) {
+      fail(`cannot reach DATABASE_URL: ${(error as Error).message}`);
+    }
+    if (pending.length) fail(`the database has ${pending.length} pending migration(s) (${pending.join(", ")}). Run \`npm run db:migrate\` first.`);
+  }
+
+  if (mode === "start" && !existsSync(path.join(root, ".next", "BUILD_ID"))) {
+    await embedded?.stop();
+    fail("no production build found. Run `npm run build` first (or `npm run dev` for development).");
+  }
+
+  const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
+  const args = [nextBin, mode, "--port", String(port)];
+  if (env.HOST) args.push("--hostname", env.HOST);
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: "inherit" });
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    child.kill(signal);
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  child.on("exit", async (code, signal) => {
+    await embedded?.stop();
+    process.exit(code ?? (signal ? 0 : 1));
+  });
+}
+
+main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));
