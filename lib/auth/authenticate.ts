@@ -40,10 +40,13 @@ function allowedOrigins(request: Request): Set<string> {
   const origins = new Set<string>();
   const configured = publicOrigin();
   if (configured) origins.add(configured);
+  const url = new URL(request.url);
   const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
   if (host) {
-    const protocol = request.headers.get("x-forwarded-proto") ?? new URL(request.url).protocol.replace(":", "");
+    const protocol = request.headers.get("x-forwarded-proto") ?? url.protocol.replace(":", "");
     origins.add(`${protocol}://${host}`);
+  } else {
+    origins.add(url.origin);
   }
   return origins;
 }

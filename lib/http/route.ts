@@ -18,13 +18,18 @@ export function errorResponse(code: TErrorCode | string, message: string, status
   return Response.json({ error: { code, message } }, { status, headers });
 }
 
+// zod's built-in messages ("Invalid input: expected string, received undefined") need the field
+// name to make sense; our own messages ("Enter a valid email address.") are complete sentences.
+const ZOD_DEFAULT_MESSAGE = /^(Invalid|Too (big|small)|Expected|Unrecognized)/;
+
 function describeZodError(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return "Invalid request.";
   const where = issue.path.join(".");
   if (issue.code === "unrecognized_keys") return `Unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}.`;
-  if (issue.code === "invalid_type" && issue.input === undefined && where) return `${where} is required.`;
-  return where && !issue.message.includes(where) && !/^[A-Z]/.test(issue.message) ? `${where}: ${issue.message}` : issue.message;
+  if (!ZOD_DEFAULT_MESSAGE.test(issue.message)) return issue.message;
+  if (issue.code === "invalid_type" && issue.input === undefined) return where ? `${where} is required.` : "A JSON body is required.";
+  return where ? `${where}: ${issue.message}` : issue.message;
 }
 
 export function toErrorResponse(error: unknown): Response {

@@ -1,0 +1,20 @@
+import { Sidebar } from "@/components/app-shell/sidebar";
+import { requirePageUser } from "@/lib/auth/page-session";
+
+export default async function AppLayout({ children }: { children: React.ReactNode }) {
+  const user = await requirePageUser();
+  return (
+    <div className="min-h-dvh md:flex">
+      <a
+        href="#content"
+        className="sr-only focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-50 focus:rounded-lg focus:bg-white focus:px-3 focus:py-2 focus:text-sm focus:shadow dark:focus:bg-neutral-900"
+      >
+        Skip to content
+      </a>
+      <Sidebar user={{ name: user.name, email: user.email, isAdmin: user.role === "ADMIN" }} />
+      <main id="content" className="min-w-0 flex-1">
+        {children}
+      </main>
+    </div>
+  );
+}

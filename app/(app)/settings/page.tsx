@@ -1,0 +1,54 @@
+import type { Metadata } from "next";
+import { ApiTokens } from "@/components/settings/api-tokens";
+import { PasswordForm } from "@/components/settings/password-form";
+import { ProfileForm } from "@/components/settings/profile-form";
+import { SignOutEverywhere } from "@/components/settings/sign-out-everywhere";
+import { PageHeader, Section } from "@/components/ui/card";
+import { listApiTokens } from "@/lib/auth/api-tokens";
+import { requirePageUser } from "@/lib/auth/page-session";
+import { getBehaviourConfig } from "@/lib/config/behaviour";
+
+export const metadata: Metadata = { title: "Settings" };
+
+export default async function SettingsPage() {
+  const user = await requirePageUser();
+  const tokens = await listApiTokens({ userId: user.id });
+  return (
+    <div className="mx-auto max-w-3xl px-4 py-8 sm:px-6 lg:py-10">
+      <PageHeader title="Settings" description="Your profile, password, sessions and API tokens." />
+      <div className="space-y-6">
+        <Section id="profile" title="Profile">
+          <ProfileForm email={user.email} initialName={user.name} />
+        </Section>
+
+        <Section id="password" title="Password" description="You will be signed out on every device, including this one.">
+          <PasswordForm passwordMinLength={getBehaviourConfig().auth.passwordMinLength} />
+        </Section>
+
+        <Section
+          id="sessions"
+          title="Sessions"
+          description="Signed in on a device you no longer use? End every session at once; you will need to sign in again here too."
+        >
+          <SignOutEverywhere />
+        </Section>
+
+        <Section
+          id="api-tokens"
+          title="API tokens"
+          description="Tokens let scripts and other programs call the xclaw API as you. Treat them like passwords."
+        >
+          <ApiTokens
+            initialTokens={tokens.map((token) => ({
+              id: token.id,
+              name: token.name,
+              prefix: token.prefix,
+              createdAt: token.createdAt.toISOString(),
+              lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
+            }))}
+          />
+        </Section>
+      </div>
+    </div>
+  );
+}

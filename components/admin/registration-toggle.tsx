@@ -1,0 +1,68 @@
+"use client";
+
+import { useId, useState } from "react";
+import { apiRequest, errorMessage } from "@/components/api-request";
+import { Alert } from "@/components/ui/alert";
+
+export function RegistrationToggle({ initialOpen }: { initialOpen: boolean }) {
+  const [open, setOpen] = useState(initialOpen);
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<string>();
+  const [saved, setSaved] = useState<string>();
+  const id = useId();
+
+  async function onChange(next: boolean) {
+    setPending(true);
+    setError(undefined);
+    setSaved(undefined);
+    setOpen(next);
+    try {
+      const result = await apiRequest<{ registrationOpen: boolean }>("/api/admin/settings", {
+        method: "PATCH",
+        body: { registrationOpen: next },
+      });
+      setOpen(result.registrationOpen);
+      setSaved(result.registrationOpen ? "Anyone can now create an account." : "Sign-up is closed. Only admins can let people in.");
+    } catch (caught) {
+      setOpen(!next);
+      setError(errorMessage(caught));
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <div className="space-y-3">
+      <div className="flex items-start gap-3">
+        {/* A native checkbox styled as a switch: Space toggles it, screen readers say "switch". */}
+        <input
+          id={id}
+          type="checkbox"
+          role="switch"
+          aria-describedby={`${id}-hint`}
+          checked={open}
+          disabled={pending}
+          onChange={(event) => onChange(event.target.checked)}
+          className={[
+            "relative mt-0.5 h-6 w-11 shrink-0 cursor-pointer appearance-none rounded-full transition-colors",
+            "bg-neutral-300 checked:bg-green-600 dark:bg-neutral-700 dark:checked:bg-green-500",
+            "before:absolute before:top-0.5 before:left-0.5 before:size-5 before:rounded-full before:bg-white before:shadow before:transition-transform",
+            "checked:before:translate-x-5",
+            "focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 dark:focus-visible:outline-blue-400",
+            "disabled:cursor-wait disabled:opacity-60",
+          ].join(" ")}
+        />
+        <div>
+          <label htmlFor={id} className="cursor-pointer text-sm font-medium text-neutral-900 dark:text-neutral-100">
+            Allow new people to sign up
+          </label>
+          <p id={`${id}-hint`} className="text-sm text-neutral-600 dark:text-neutral-400">
+            When off, the sign-up page says registration is closed.
+          </p>
+        </div>
+      </div>
+      {error ? <Alert tone="error">{error}</Alert> : null}
+      {saved ? <Alert tone="success">{saved}</Alert> : null}
+    </div>
+  );
+}

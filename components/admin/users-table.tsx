@@ -1,0 +1,151 @@
+"use client";
+
+import { useState } from "react";
+import { apiRequest, errorMessage } from "@/components/api-request";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { DateTime } from "@/components/ui/date-time";
+
+export type TAdminUser = {
+  id: string;
+  email: string;
+  name: string | null;
+  role: "user" | "admin";
+  status: "active" | "disabled";
+  createdAt: string;
+  lastSignInAt: string | null;
+};
+
+type TChange = { status: "active" | "disabled" } | { role: "user" | "admin" };
+
+function Badge({ tone, children }: { tone: "neutral" | "blue" | "red" | "green"; children: React.ReactNode }) {
+  const tones = {
+    neutral: "bg-neutral-100 text-neutral-700 dark:bg-neutral-800 dark:text-neutral-300",
+    blue: "bg-blue-100 text-blue-800 dark:bg-blue-950 dark:text-blue-300",
+    red: "bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-300",
+    green: "bg-green-100 text-green-800 dark:bg-green-950 dark:text-green-300",
+  };
+  return <span className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ${tones[tone]}`}>{children}</span>;
+}
+
+export function UsersTable({ initialUsers, currentUserId }: { initialUsers: TAdminUser[]; currentUserId: string }) {
+  const [users, setUsers] = useState(initialUsers);
+  const [pendingId, setPendingId] = useState<string>();
+  const [error, setError] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+
+  async function update(user: TAdminUser, change: TChange, done: string) {
+    setPendingId(user.id);
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      const result = await apiRequest<{ user: TAdminUser }>(`/api/admin/users/${encodeURIComponent(user.id)}`, {
+        method: "PATCH",
+        body: change,
+      });
+      setUsers((rows) => rows.map((row) => (row.id === user.id ? { ...row, ...result.user } : row)));
+      setNotice(done);
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setPendingId(undefined);
+    }
+  }
+
+  return (
+    <div className="space-y-4">
+      <div aria-live="polite">{notice ? <Alert tone="success">{notice}</Alert> : null}</div>
+      {error ? <Alert tone="error">{error}</Alert> : null}
+      <div className="overflow-x-auto rounded-lg border border-neutral-200 dark:border-neutral-800">
+        <table className="w-full min-w-[36rem] text-left text-sm">
+          <caption className="sr-only">Users</caption>
+          <thead className="bg-neutral-50 text-xs font-medium text-neutral-600 dark:bg-neutral-900 dark:text-neutral-400">
+            <tr>
+              <th scope="col" className="px-4 py-2.5">User</th>
+              <th scope="col" className="px-4 py-2.5">Role</th>
+              <th scope="col" className="px-4 py-2.5">Status</th>
+              <th scope="col" className="hidden px-4 py-2.5 lg:table-cell">Last sign-in</th>
+              <th scope="col" className="hidden px-4 py-2.5 xl:table-cell">Joined</th>
+              <th scope="col" className="px-4 py-2.5 text-right">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-neutral-200 dark:divide-neutral-800">
+            {users.map((user) => {
+              const busy = pendingId === user.id;
+              const isSelf = user.id === currentUserId;
+              return (
+                <tr key={user.id} className={user.status === "disabled" ? "bg-neutral-50/60 dark:bg-neutral-900/40" : undefined}>
+                  <td className="max-w-[16rem] px-4 py-3">
+                    <div className="truncate font-medium text-neutral-900 dark:text-neutral-100">
+                      {user.name || user.email}
+                      {isSelf ? <span className="ml-2 text-xs font-normal text-neutral-500 dark:text-neutral-400">(you)</span> : null}
+                    </div>
+                    {user.name ? <div className="truncate text-xs text-neutral-500 dark:text-neutral-400">{user.email}</div> : null}
+                  </td>
+                  <td className="px-4 py-3">{user.role === "admin" ? <Badge tone="blue">Admin</Badge> : <Badge tone="neutral">User</Badge>}</td>
+                  <td className="px-4 py-3">
+                    {user.status === "active" ? <Badge tone="green">Active</Badge> : <Badge tone="red">Disabled</Badge>}
+                  </td>
+                  <td className="hidden px-4 py-3 whitespace-nowrap text-neutral-600 lg:table-cell dark:text-neutral-400">
+                    <DateTime iso={user.lastSignInAt} fallback="Never" />
+                  </td>
+                  <td className="hidden px-4 py-3 whitespace-nowrap text-neutral-600 xl:table-cell dark:text-neutral-400">
+                    <DateTime iso={user.createdAt} />
+                  </td>
+                  <td className="px-4 py-3">
+                    <div className="flex justify-end gap-2">
+                      {user.role === "admin" ? (
+                        <Button
+                          variant="secondary"
+                          size="sm"
+                          disabled={busy}
+                          aria-label={`Remove admin ${user.email}`}
+                          onClick={() => update(user, { role: "user" }, `${user.email} is no longer an admin.`)}
+                        >
+                          Remove admin
+                        </Button>
+                      ) : (
+                        <Button
+                          variant="secondary"
+                          size="sm"
+                          disabled={busy}
+                          aria-label={`Make admin ${user.email}`}
+                          onClick={() => update(user, { role: "admin" }, `${user.email} is now an admin.`)}
+                        >
+                          Make admin
+                        </Button>
+                      )}
+                      {user.status === "active" ? (
+                        <Button
+                          variant="danger"
+                          size="sm"
+                          disabled={busy}
+                          aria-label={`Disable ${user.email}`}
+                          onClick={() => update(user, { status: "disabled" }, `${user.email} is disabled and has been signed out.`)}
+                        >
+                          Disable
+                        </Button>
+                      ) : (
+                        <Button
+                          variant="secondary"
+                          size="sm"
+                          disabled={busy}
+                          aria-label={`Enable ${user.email}`}
+                          onClick={() => update(user, { status: "active" }, `${user.email} can sign in again.`)}
+                        >
+                          Enable
+                        </Button>
+                      )}
+                    </div>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,66 @@
+/**
+ * Browser-side calls to xclaw's JSON API. Failures become an ApiRequestError whose message is the
+ * API's own `{ error: { message } }` text (written for people), or a plain sentence for network
+ * trouble and unexpected responses — never a stack trace.
+ */
+export class ApiRequestError extends Error {
+  readonly status: number;
+  readonly code: string;
+
+  constructor(message: string, status: number, code: string) {
+    super(message);
+    this.name = "ApiRequestError";
+    this.status = status;
+    this.code = code;
+  }
+}
+
+const SESSION_ENDED = "Your session has ended. Sign in again to continue.";
+const UNEXPECTED = "Something went wrong. Try again; if it keeps happening, tell an administrator.";
+
+function errorFromBody(body: unknown): { code?: string; message?: string } {
+  if (!body || typeof body !== "object" || !("error" in body)) return {};
+  const error = (body as { error: unknown }).error;
+  if (!error || typeof error !== "object") return {};
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return { code: typeof code === "string" ? code : undefined, message: typeof message === "string" ? message : undefined };
+}
+
+export async function apiRequest<TResult = unknown>(
+  path: string,
+  options: { method?: "GET" | "POST" | "PATCH" | "PUT" | "DELETE"; body?: unknown } = {},
+): Promise<TResult> {
+  const method = options.method ?? "GET";
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: {
+        accept: "application/json",
+        ...(method === "GET" ? {} : { "content-type": "application/json" }),
+      },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      credentials: "same-origin",
+      cache: "no-store",
+    });
+  } catch {
+    throw new ApiRequestError("Could not reach the server. Check your connection and try again.", 0, "network");
+  }
+  if (response.status === 204) return undefined as TResult;
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok) {
+    const { code, message } = errorFromBody(body);
+    if (response.status === 401) throw new ApiRequestError(SESSION_ENDED, 401, code ?? "unauthorized");
+    throw new ApiRequestError(message ?? UNEXPECTED, response.status, code ?? "unknown");
+  }
+  return body as TResult;
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof ApiRequestError ? error.message : UNEXPECTED;
+}

@@ -1,0 +1,70 @@
+"use client";
+
+import { signIn } from "next-auth/react";
+import Link from "next/link";
+import { useState, type FormEvent } from "react";
+import { hardNavigate } from "@/components/hard-navigate";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { TextField } from "@/components/ui/text-field";
+import { signInErrorMessage } from "./sign-in-error";
+
+export function SignInForm({ initialError }: { initialError?: string }) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<string | undefined>(initialError);
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setPending(true);
+    setError(undefined);
+    try {
+      const result = await signIn("credentials", { email, password, redirect: false });
+      if (!result || result.error || !result.ok) {
+        setError(signInErrorMessage(result?.error) ?? "Sign-in failed. Try again.");
+        setPending(false);
+        return;
+      }
+      hardNavigate("/");
+    } catch {
+      setError("Could not reach the server. Check your connection and try again.");
+      setPending(false);
+    }
+  }
+
+  return (
+    <form onSubmit={onSubmit} className="space-y-4">
+      {error ? <Alert tone="error">{error}</Alert> : null}
+      <TextField
+        label="Email"
+        name="email"
+        type="email"
+        autoComplete="email"
+        inputMode="email"
+        required
+        autoFocus
+        value={email}
+        onChange={(event) => setEmail(event.target.value)}
+      />
+      <TextField
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={password}
+        onChange={(event) => setPassword(event.target.value)}
+      />
+      <Button type="submit" pending={pending} className="w-full">
+        Sign in
+      </Button>
+      <p className="text-center text-sm text-neutral-600 dark:text-neutral-400">
+        New here?{" "}
+        <Link href="/sign-up" className="font-medium text-blue-700 underline-offset-4 hover:underline dark:text-blue-400">
+          Create an account
+        </Link>
+      </p>
+    </form>
+  );
+}

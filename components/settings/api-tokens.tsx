@@ -1,0 +1,182 @@
+"use client";
+
+import { useRef, useState, type FormEvent } from "react";
+import { apiRequest, errorMessage } from "@/components/api-request";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { DateTime } from "@/components/ui/date-time";
+import { TextField } from "@/components/ui/text-field";
+
+export type TApiTokenRow = { id: string; name: string; prefix: string; createdAt: string; lastUsedAt: string | null };
+type TCreatedToken = TApiTokenRow & { token: string };
+
+export function ApiTokens({ initialTokens }: { initialTokens: TApiTokenRow[] }) {
+  const [tokens, setTokens] = useState(initialTokens);
+  const [name, setName] = useState("");
+  const [creating, setCreating] = useState(false);
+  const [revoking, setRevoking] = useState<ReadonlySet<string>>(new Set());
+  const [created, setCreated] = useState<TCreatedToken>();
+  const [error, setError] = useState<string>();
+  const [notice, setNotice] = useState<string>();
+
+  async function onCreate(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setCreating(true);
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      const token = await apiRequest<TCreatedToken>("/api/tokens", { method: "POST", body: { name } });
+      setCreated(token);
+      setTokens((rows) => [{ id: token.id, name: token.name, prefix: token.prefix, createdAt: token.createdAt, lastUsedAt: token.lastUsedAt }, ...rows]);
+      setName("");
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setCreating(false);
+    }
+  }
+
+  async function onRevoke(row: TApiTokenRow) {
+    setRevoking((ids) => new Set(ids).add(row.id));
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      await apiRequest(`/api/tokens/${encodeURIComponent(row.id)}`, { method: "DELETE" });
+      setTokens((rows) => rows.filter((token) => token.id !== row.id));
+      if (created?.id === row.id) setCreated(undefined);
+      setNotice(`Revoked “${row.name}”. Programs using it can no longer sign in with it.`);
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setRevoking((ids) => {
+        const next = new Set(ids);
+        next.delete(row.id);
+        return next;
+      });
+    }
+  }
+
+  return (
+    <div className="space-y-6">
+      <form onSubmit={onCreate} className="flex max-w-xl flex-col gap-3 sm:flex-row sm:items-end" noValidate>
+        <TextField
+          label="Token name"
+          name="tokenName"
+          type="text"
+          autoComplete="off"
+          placeholder="e.g. CI pipeline"
+          maxLength={100}
+          className="flex-1"
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+        />
+        <Button type="submit" pending={creating}>
+          Create token
+        </Button>
+      </form>
+
+      {error ? <Alert tone="error">{error}</Alert> : null}
+      {notice ? <Alert tone="success">{notice}</Alert> : null}
+      {created ? <NewToken created={created} onDismiss={() => setCreated(undefined)} /> : null}
+
+      {tokens.length === 0 ? (
+        <p className="text-sm text-neutral-500 dark:text-neutral-400">No tokens yet.</p>
+      ) : (
+        <ul aria-label="Your API tokens" className="divide-y divide-neutral-200 rounded-lg border border-neutral-200 dark:divide-neutral-800 dark:border-neutral-800">
+          {tokens.map((token) => (
+            <li key={token.id} className="flex flex-col gap-3 px-4 py-3 sm:flex-row sm:items-center sm:justify-between">
+              <div className="min-w-0">
+                <p className="truncate text-sm font-medium text-neutral-900 dark:text-neutral-100">{token.name}</p>
+                <p className="mt-0.5 text-xs text-neutral-500 dark:text-neutral-400">
+                  <code className="font-mono">{token.prefix}…</code>
+                  <span aria-hidden="true"> · </span>
+                  <span className="sr-only">, </span>
+                  created <DateTime iso={token.createdAt} />
+                  <span aria-hidden="true"> · </span>
+                  <span className="sr-only">, </span>
+                  {token.lastUsedAt ? (
+                    <>
+                      last used <DateTime iso={token.lastUsedAt} />
+                    </>
+                  ) : (
+                    "never used"
+                  )}
+                </p>
+              </div>
+              <Button
+                variant="danger"
+                size="sm"
+                className="self-start sm:self-auto"
+                aria-label={`Revoke ${token.name}`}
+                pending={revoking.has(token.id)}
+                onClick={() => onRevoke(token)}
+              >
+                Revoke
+              </Button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function NewToken({ created, onDismiss }: { created: TCreatedToken; onDismiss: () => void }) {
+  const tokenElement = useRef<HTMLElement>(null);
+  const [copyState, setCopyState] = useState<"idle" | "copied" | "manual">("idle");
+
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(created.token);
+      setCopyState("copied");
+      return;
+    } catch {
+      // The Clipboard API needs a secure context (https or localhost); fall back to selecting.
+    }
+    const element = tokenElement.current;
+    const selection = window.getSelection();
+    if (element && selection) {
+      const range = document.createRange();
+      range.selectNodeContents(element);
+      selection.removeAllRanges();
+      selection.addRange(range);
+      setCopyState(document.execCommand("copy") ? "copied" : "manual");
+    } else {
+      setCopyState("manual");
+    }
+  }
+
+  return (
+    <div
+      role="region"
+      aria-label="New API token"
+      className="rounded-lg border-2 border-amber-300 bg-amber-50 p-4 dark:border-amber-700/70 dark:bg-amber-950/40"
+    >
+      <p className="text-sm font-semibold text-amber-900 dark:text-amber-200">Token “{created.name}” created</p>
+      <p className="mt-1 text-sm text-amber-900 dark:text-amber-200">Copy this token now. You won&apos;t see it again.</p>
+      <div className="mt-3 flex flex-col gap-2 sm:flex-row sm:items-center">
+        <code
+          ref={tokenElement}
+          data-testid="new-token"
+          className="min-w-0 flex-1 rounded-md border border-amber-200 bg-white px-3 py-2 font-mono text-sm break-all text-neutral-900 select-all dark:border-amber-900 dark:bg-neutral-950 dark:text-neutral-100"
+        >
+          {created.token}
+        </code>
+        <div className="flex gap-2">
+          <Button variant="secondary" size="sm" onClick={copy}>
+            Copy
+          </Button>
+          <Button variant="ghost" size="sm" onClick={onDismiss}>
+            Dismiss
+          </Button>
+        </div>
+      </div>
+      <p aria-live="polite" className="mt-2 text-xs text-amber-900 dark:text-amber-200">
+        {copyState === "copied" ? "Copied to the clipboard." : copyState === "manual" ? "Select the token and copy it with Ctrl+C (⌘C on a Mac)." : ""}
+      </p>
+      <p className="mt-1 text-xs text-amber-800 dark:text-amber-300">
+        Send it as <code className="font-mono">Authorization: Bearer &lt;token&gt;</code>.
+      </p>
+    </div>
+  );
+}

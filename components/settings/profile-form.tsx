@@ -1,0 +1,60 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { apiRequest, errorMessage } from "@/components/api-request";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { TextField } from "@/components/ui/text-field";
+
+type TProfileResult = { name: string | null };
+
+export function ProfileForm({ email, initialName }: { email: string; initialName: string | null }) {
+  const router = useRouter();
+  const [name, setName] = useState(initialName ?? "");
+  const [pending, setPending] = useState(false);
+  const [result, setResult] = useState<{ tone: "success" | "error"; message: string }>();
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setPending(true);
+    setResult(undefined);
+    try {
+      const saved = await apiRequest<TProfileResult>("/api/me", { method: "PATCH", body: { name } });
+      setName(saved.name ?? "");
+      setResult({ tone: "success", message: "Profile saved." });
+      // The sidebar shows the name too; re-render the server parts with the new value.
+      router.refresh();
+    } catch (caught) {
+      setResult({ tone: "error", message: errorMessage(caught) });
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <form onSubmit={onSubmit} className="max-w-md space-y-4" noValidate>
+      <dl>
+        <dt className="text-sm font-medium text-neutral-800 dark:text-neutral-200">Email address</dt>
+        <dd className="mt-1 text-sm break-all text-neutral-600 dark:text-neutral-400">{email}</dd>
+      </dl>
+      <TextField
+        label="Name"
+        name="name"
+        type="text"
+        autoComplete="name"
+        maxLength={100}
+        hint="Shown in the sidebar and to admins. Leave empty to use your email."
+        value={name}
+        onChange={(event) => {
+          setName(event.target.value);
+          setResult(undefined);
+        }}
+      />
+      {result ? <Alert tone={result.tone}>{result.message}</Alert> : null}
+      <Button type="submit" pending={pending}>
+        Save
+      </Button>
+    </form>
+  );
+}

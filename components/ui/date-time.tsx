@@ -1,0 +1,30 @@
+"use client";
+
+import { useSyncExternalStore } from "react";
+
+const subscribe = () => () => {};
+
+/**
+ * A timestamp in the reader's own time zone. The server does not know that zone, so the server
+ * render (and hydration) shows UTC and the browser switches to local time right after.
+ */
+export function DateTime({ iso, fallback = "—" }: { iso: string | null; fallback?: string }) {
+  const isClient = useSyncExternalStore(
+    subscribe,
+    () => true,
+    () => false,
+  );
+  if (!iso) return <span>{fallback}</span>;
+  const date = new Date(iso);
+  const text = new Intl.DateTimeFormat(isClient ? undefined : "en-US", {
+    dateStyle: "medium",
+    timeStyle: "short",
+    ...(isClient ? {} : { timeZone: "UTC" }),
+  }).format(date);
+  return (
+    <time dateTime={iso} title={date.toISOString()}>
+      {text}
+      {isClient ? "" : " UTC"}
+    </time>
+  );
+}
