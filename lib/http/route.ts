@@ -28,7 +28,7 @@ function describeZodError(error: z.ZodError): string {
   const where = issue.path.join(".");
   if (issue.code === "unrecognized_keys") return `Unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}.`;
   if (!ZOD_DEFAULT_MESSAGE.test(issue.message)) return issue.message;
-  if (issue.code === "invalid_type" && issue.input === undefined) return where ? `${where} is required.` : "A JSON body is required.";
+  if (issue.code === "invalid_type" && /received undefined$/.test(issue.message)) return where ? `${where} is required.` : "A JSON body is required.";
   return where ? `${where}: ${issue.message}` : issue.message;
 }
 

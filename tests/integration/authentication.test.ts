@@ -9,7 +9,8 @@ import { call, createUser, STRONG_PASSWORD } from "../support/http";
 
 describe("authentication of API routes", () => {
   it("answers 401 JSON without credentials, even when a request claims to be a middleware subrequest", async () => {
-    for (const headers of [{}, { "x-middleware-subrequest": "middleware:middleware:middleware:middleware:middleware" }]) {
+    const forged: Record<string, string>[] = [{}, { "x-middleware-subrequest": "middleware:middleware:middleware:middleware:middleware" }];
+    for (const headers of forged) {
       const response = await call(me, "/api/me", { headers });
       expect(response.status).toBe(401);
       expect(response.json.error.code).toBe("unauthorized");

@@ -10,7 +10,8 @@ import { hashPassword } from "@/lib/auth/password";
  */
 export const ORIGIN = "http://localhost:3000";
 
-type THandler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+// `never` so that a handler typed for any params shape is accepted (parameters are contravariant).
+type THandler = (request: Request, context: { params: Promise<never> }) => Promise<Response>;
 
 export type TCallOptions = {
   method?: string;
@@ -36,7 +37,7 @@ export async function call(handler: THandler, path: string, options: TCallOption
     headers,
     body: options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
   });
-  const response = await handler(request, { params: Promise.resolve(options.params ?? {}) });
+  const response = await handler(request, { params: Promise.resolve(options.params ?? {}) as Promise<never> });
   const text = await response.text();
   let json: unknown = undefined;
   try {

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { ConfigError, parseBehaviourConfig } from "@/lib/config/behaviour";
+
+describe("xclaw.yaml validation", () => {
+  it("accepts the committed file", () => {
+    const config = parseBehaviourConfig(readFileSync("xclaw.yaml", "utf8"));
+    expect(config.auth.registration).toBe("open");
+    expect(config.auth.signInRateLimit.perEmail).toEqual({ maxFailures: 5, windowSeconds: 900 });
+  });
+
+  it("fills every default for an empty file", () => {
+    const config = parseBehaviourConfig("");
+    expect(config).toEqual({
+      auth: {
+        registration: "open",
+        sessionMaxAgeDays: 30,
+        passwordMinLength: 8,
+        signInRateLimit: { perEmail: { maxFailures: 5, windowSeconds: 900 }, perIp: { maxFailures: 50, windowSeconds: 900 } },
+      },
+      logging: { level: "info" },
+    });
+  });
+
+  it("names the key of an unknown setting (a typo must not be ignored)", () => {
+    expect(() => parseBehaviourConfig("auth:\n  registraton: closed\n")).toThrowError(/auth: Unrecognized key: "registraton"/);
+  });
+
+  it("names the key and the problem of a wrong value", () => {
+    const attempt = () => parseBehaviourConfig("auth:\n  signInRateLimit:\n    perEmail: { maxFailures: five, windowSeconds: 60 }\n");
+    expect(attempt).toThrowError(ConfigError);
+    expect(attempt).toThrowError(/auth\.signInRateLimit\.perEmail\.maxFailures: Invalid input: expected number, received string/);
+  });
+
+  it("reports broken YAML as such", () => {
+    expect(() => parseBehaviourConfig("auth: [unclosed")).toThrowError(/xclaw\.yaml is not valid YAML/);
+  });
+});
