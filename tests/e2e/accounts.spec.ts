@@ -1,0 +1,118 @@
+import { expect, test } from "@playwright/test";
+import { apiStatus, expectSignedOut, PASSWORD, signedInContext, signIn, signUp, uniqueEmail } from "./helpers";
+
+// One story, in order: the first account becomes the admin the later steps rely on.
+test.describe.configure({ mode: "serial" });
+
+const admin = { email: uniqueEmail("admin"), name: "Ada Admin" };
+const member = { email: uniqueEmail("member"), name: "Max Member" };
+
+test("the first person to sign up becomes admin and lands in the app", async ({ page }) => {
+  await signUp(page, admin);
+  await expect(page.getByRole("link", { name: "Admin" })).toBeVisible();
+  const me = await page.evaluate(async () => (await fetch("/api/me")).json());
+  expect(me).toMatchObject({ email: admin.email, name: admin.name, role: "admin" });
+});
+
+test("sign-up refuses a duplicate email and a weak password with clear messages", async ({ page }) => {
+  await page.goto("/sign-up");
+  await page.getByLabel("Email").fill(admin.email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByRole("alert")).toContainText("An account with this email already exists");
+  await page.getByLabel("Email").fill(uniqueEmail("weak"));
+  await page.getByLabel("Password").fill("short");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByRole("alert")).toContainText("at least 8 characters");
+});
+
+test("sign in shows a clear error for a wrong password, then signs in and out", async ({ page }) => {
+  await signIn(page, { email: admin.email, password: "not-the-password-1" });
+  await expect(page.getByRole("alert")).toContainText("Email or password is incorrect.");
+  await signIn(page, { email: admin.email });
+  await page.waitForURL((url) => url.pathname === "/");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(/\/sign-in/);
+  await expectSignedOut(page);
+});
+
+test("an API token is shown once, works as a bearer token, and stops working when revoked", async ({ browser, request }) => {
+  const { context, page } = await signedInContext(browser, admin.email);
+  await page.goto("/settings");
+  await page.getByLabel("Token name").fill("e2e laptop");
+  await page.getByRole("button", { name: "Create token" }).click();
+  const token = (await page.getByTestId("new-token").textContent())?.trim() ?? "";
+  expect(token).toMatch(/^xclaw_[\w-]{43}$/);
+
+  const withToken = await request.get("/api/me", { headers: { authorization: `Bearer ${token}` } });
+  expect(withToken.status()).toBe(200);
+  expect((await withToken.json()).email).toBe(admin.email);
+
+  await page.reload();
+  await expect(page.getByTestId("new-token")).toHaveCount(0);
+  await expect(page.getByText("e2e laptop")).toBeVisible();
+  await page.getByRole("button", { name: "Revoke e2e laptop" }).click();
+  await expect(page.getByText("e2e laptop")).toHaveCount(0);
+  const afterRevoke = await request.get("/api/me", { headers: { authorization: `Bearer ${token}` } });
+  expect(afterRevoke.status()).toBe(401);
+  await context.close();
+});
+
+test("sign out everywhere ends every other session at once", async ({ browser }) => {
+  const first = await signedInContext(browser, admin.email);
+  const second = await signedInContext(browser, admin.email);
+  expect(await apiStatus(second.page, "/api/me")).toBe(200);
+
+  await first.page.goto("/settings");
+  await first.page.getByRole("button", { name: "Sign out everywhere" }).click();
+  await first.page.waitForURL(/\/sign-in/);
+
+  await expectSignedOut(second.page);
+  await first.context.close();
+  await second.context.close();
+});
+
+test("an admin disables a user: their open session stops working and they cannot sign in", async ({ browser }) => {
+  const memberContext = await browser.newContext();
+  const memberPage = await memberContext.newPage();
+  await signUp(memberPage, member);
+  await expect(memberPage.getByRole("link", { name: "Admin" })).toHaveCount(0);
+  expect(await apiStatus(memberPage, "/api/me")).toBe(200);
+
+  const adminSession = await signedInContext(browser, admin.email);
+  await adminSession.page.goto("/admin/users");
+  await adminSession.page.getByRole("button", { name: `Disable ${member.email}` }).click();
+  await expect(adminSession.page.getByRole("button", { name: `Enable ${member.email}` })).toBeVisible();
+
+  await expectSignedOut(memberPage);
+  await signIn(memberPage, { email: member.email });
+  await expect(memberPage.getByRole("alert")).toContainText("This account is disabled");
+
+  await adminSession.page.getByRole("button", { name: `Enable ${member.email}` }).click();
+  await expect(adminSession.page.getByRole("button", { name: `Disable ${member.email}` })).toBeVisible();
+  await signIn(memberPage, { email: member.email });
+  await memberPage.waitForURL((url) => url.pathname === "/");
+  await adminSession.context.close();
+  await memberContext.close();
+});
+
+test("an admin closes registration and sign-up says so", async ({ browser }) => {
+  const adminSession = await signedInContext(browser, admin.email);
+  await adminSession.page.goto("/admin/users");
+  const toggle = adminSession.page.getByLabel("Allow new people to sign up");
+  await expect(toggle).toBeChecked();
+  await toggle.click();
+  await expect(toggle).not.toBeChecked();
+
+  const visitor = await browser.newContext();
+  const visitorPage = await visitor.newPage();
+  await visitorPage.goto("/sign-up");
+  await expect(visitorPage.getByText("Registration is closed")).toBeVisible();
+  const attempt = await visitorPage.request.post("/api/register", { data: { email: uniqueEmail("late"), password: PASSWORD } });
+  expect(attempt.status()).toBe(403);
+
+  await toggle.click();
+  await expect(toggle).toBeChecked();
+  await visitor.close();
+  await adminSession.context.close();
+});

@@ -1,0 +1,141 @@
+/**
+ * `npm run test:e2e`: builds the app, and for each database (the embedded PGlite, plus PostgreSQL
+ * when TEST_DATABASE_URL is set) starts it exactly as `npm start` does on a fresh data directory
+ * and a free port, waits for /api/health, runs the Playwright tests in Chromium, and stops it.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { findChromium, HOW_TO_GET_CHROMIUM } from "./chromium";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: "inherit" });
+    child.on("exit", (code) => resolve(code ?? 1));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+async function waitForHealth(url: string, server: ChildProcess, seconds: number) {
+  const deadline = Date.now() + seconds * 1000;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`the app exited with code ${server.exitCode} before it was ready`);
+    try {
+      const response = await fetch(`${url}/api/health`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the app did not answer /api/health within ${seconds} s`);
+}
+
+async function stopServer(server: ChildProcess) {
+  if (server.exitCode !== null || !server.pid) return;
+  const exited = new Promise((resolve) => server.on("exit", resolve));
+  process.kill(-server.pid, "SIGTERM");
+  const timer = setTimeout(() => server.pid && process.kill(-server.pid, "SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `xclaw_e2e_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+async function runAgainst(database: "pglite" | "postgres", chromium: string, extraArgs: string[]): Promise<number> {
+  const dataDirectory = await mkdtemp(path.join(os.tmpdir(), "xclaw-e2e-"));
+  const port = await freePort();
+  const baseUrl = `http://localhost:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    XCLAW_DATA_DIR: dataDirectory,
+    NEXTAUTH_URL: baseUrl,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+  };
+  delete env.NEXTAUTH_SECRET;
+  let postgres: Awaited<ReturnType<typeof createPostgresDatabase>> | undefined;
+  if (database === "postgres") {
+    postgres = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
+    env.DATABASE_URL = postgres.url;
+    const migrated = await run(process.execPath, ["--import", "tsx", "scripts/db-migrate.ts"], env);
+    if (migrated !== 0) return migrated;
+  } else {
+    delete env.DATABASE_URL;
+  }
+  process.stdout.write(`\ne2e (${database}): starting the app on ${baseUrl}\n`);
+  const server = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "start"], { cwd: root, env, stdio: "inherit", detached: true });
+  try {
+    await waitForHealth(baseUrl, server, 90);
+    return await run(process.execPath, [path.join(root, "node_modules", "@playwright/test", "cli.js"), "test", ...extraArgs], {
+      ...env,
+      E2E_BASE_URL: baseUrl,
+      E2E_DATABASE: database,
+      CHROMIUM_PATH: chromium,
+    });
+  } catch (error) {
+    process.stderr.write(`e2e (${database}): ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    await stopServer(server);
+    await postgres?.drop().catch(() => {});
+    await rm(dataDirectory, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  const chromium = await findChromium();
+  if (!chromium) {
+    process.stderr.write(`${HOW_TO_GET_CHROMIUM}\n`);
+    process.exit(1);
+  }
+  if (process.env.XCLAW_E2E_SKIP_BUILD !== "1") {
+    const built = await run(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
+      ...process.env,
+      NEXT_TELEMETRY_DISABLED: "1",
+    });
+    if (built !== 0) process.exit(built);
+  }
+  const extraArgs = process.argv.slice(2);
+  const databases: ("pglite" | "postgres")[] = ["pglite", ...(process.env.TEST_DATABASE_URL ? (["postgres"] as const) : [])];
+  let failed = 0;
+  for (const database of databases) {
+    if ((await runAgainst(database, chromium, extraArgs)) !== 0) failed++;
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+void main();
