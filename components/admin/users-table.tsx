@@ -28,6 +28,14 @@ function Badge({ tone, children }: { tone: "neutral" | "blue" | "red" | "green";
   return <span className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ${tones[tone]}`}>{children}</span>;
 }
 
+function RoleBadge({ role }: { role: TAdminUser["role"] }) {
+  return role === "admin" ? <Badge tone="blue">Admin</Badge> : <Badge tone="neutral">User</Badge>;
+}
+
+function StatusBadge({ status }: { status: TAdminUser["status"] }) {
+  return status === "active" ? <Badge tone="green">Active</Badge> : <Badge tone="red">Disabled</Badge>;
+}
+
 export function UsersTable({ initialUsers, currentUserId }: { initialUsers: TAdminUser[]; currentUserId: string }) {
   const [users, setUsers] = useState(initialUsers);
   const [pendingId, setPendingId] = useState<string>();
@@ -54,19 +62,19 @@ export function UsersTable({ initialUsers, currentUserId }: { initialUsers: TAdm
 
   return (
     <div className="space-y-4">
-      <div aria-live="polite">{notice ? <Alert tone="success">{notice}</Alert> : null}</div>
+      {notice ? <Alert tone="success">{notice}</Alert> : null}
       {error ? <Alert tone="error">{error}</Alert> : null}
       <div className="overflow-x-auto rounded-lg border border-neutral-200 dark:border-neutral-800">
-        <table className="w-full min-w-[36rem] text-left text-sm">
+        <table className="w-full text-left text-sm">
           <caption className="sr-only">Users</caption>
           <thead className="bg-neutral-50 text-xs font-medium text-neutral-600 dark:bg-neutral-900 dark:text-neutral-400">
             <tr>
-              <th scope="col" className="px-4 py-2.5">User</th>
-              <th scope="col" className="px-4 py-2.5">Role</th>
-              <th scope="col" className="px-4 py-2.5">Status</th>
+              <th scope="col" className="px-3 py-2.5 sm:px-4">User</th>
+              <th scope="col" className="hidden px-4 py-2.5 sm:table-cell">Role</th>
+              <th scope="col" className="hidden px-4 py-2.5 sm:table-cell">Status</th>
               <th scope="col" className="hidden px-4 py-2.5 lg:table-cell">Last sign-in</th>
               <th scope="col" className="hidden px-4 py-2.5 xl:table-cell">Joined</th>
-              <th scope="col" className="px-4 py-2.5 text-right">
+              <th scope="col" className="px-3 py-2.5 text-right sm:px-4">
                 <span className="sr-only">Actions</span>
               </th>
             </tr>
@@ -77,25 +85,32 @@ export function UsersTable({ initialUsers, currentUserId }: { initialUsers: TAdm
               const isSelf = user.id === currentUserId;
               return (
                 <tr key={user.id} className={user.status === "disabled" ? "bg-neutral-50/60 dark:bg-neutral-900/40" : undefined}>
-                  <td className="max-w-[16rem] px-4 py-3">
+                  <td className="max-w-[16rem] px-3 py-3 sm:px-4">
                     <div className="truncate font-medium text-neutral-900 dark:text-neutral-100">
                       {user.name || user.email}
                       {isSelf ? <span className="ml-2 text-xs font-normal text-neutral-500 dark:text-neutral-400">(you)</span> : null}
                     </div>
                     {user.name ? <div className="truncate text-xs text-neutral-500 dark:text-neutral-400">{user.email}</div> : null}
+                    {/* Small screens have no room for the role and status columns; show them here. */}
+                    <div className="mt-1.5 flex flex-wrap gap-1.5 sm:hidden">
+                      <RoleBadge role={user.role} />
+                      <StatusBadge status={user.status} />
+                    </div>
                   </td>
-                  <td className="px-4 py-3">{user.role === "admin" ? <Badge tone="blue">Admin</Badge> : <Badge tone="neutral">User</Badge>}</td>
-                  <td className="px-4 py-3">
-                    {user.status === "active" ? <Badge tone="green">Active</Badge> : <Badge tone="red">Disabled</Badge>}
+                  <td className="hidden px-4 py-3 sm:table-cell">
+                    <RoleBadge role={user.role} />
+                  </td>
+                  <td className="hidden px-4 py-3 sm:table-cell">
+                    <StatusBadge status={user.status} />
                   </td>
                   <td className="hidden px-4 py-3 whitespace-nowrap text-neutral-600 lg:table-cell dark:text-neutral-400">
                     <DateTime iso={user.lastSignInAt} fallback="Never" />
                   </td>
                   <td className="hidden px-4 py-3 whitespace-nowrap text-neutral-600 xl:table-cell dark:text-neutral-400">
-                    <DateTime iso={user.createdAt} />
+                    <DateTime iso={user.createdAt} dateOnly />
                   </td>
-                  <td className="px-4 py-3">
-                    <div className="flex justify-end gap-2">
+                  <td className="px-3 py-3 sm:px-4">
+                    <div className="flex flex-col items-stretch justify-end gap-2 sm:flex-row sm:items-center">
                       {user.role === "admin" ? (
                         <Button
                           variant="secondary"

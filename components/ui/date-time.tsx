@@ -8,7 +8,7 @@ const subscribe = () => () => {};
  * A timestamp in the reader's own time zone. The server does not know that zone, so the server
  * render (and hydration) shows UTC and the browser switches to local time right after.
  */
-export function DateTime({ iso, fallback = "—" }: { iso: string | null; fallback?: string }) {
+export function DateTime({ iso, fallback = "—", dateOnly = false }: { iso: string | null; fallback?: string; dateOnly?: boolean }) {
   const isClient = useSyncExternalStore(
     subscribe,
     () => true,
@@ -18,13 +18,13 @@ export function DateTime({ iso, fallback = "—" }: { iso: string | null; fallba
   const date = new Date(iso);
   const text = new Intl.DateTimeFormat(isClient ? undefined : "en-US", {
     dateStyle: "medium",
-    timeStyle: "short",
+    ...(dateOnly ? {} : { timeStyle: "short" as const }),
     ...(isClient ? {} : { timeZone: "UTC" }),
   }).format(date);
   return (
     <time dateTime={iso} title={date.toISOString()}>
       {text}
-      {isClient ? "" : " UTC"}
+      {isClient || dateOnly ? "" : " UTC"}
     </time>
   );
 }
