@@ -1,4 +1,5 @@
 import type { Metadata, Viewport } from "next";
+import { RouteAnnouncer } from "@/components/route-announcer";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -18,7 +19,10 @@ export const viewport: Viewport = {
 export default function RootLayout({ children }: { children: React.ReactNode }) {
   return (
     <html lang="en">
-      <body className="min-h-dvh bg-white text-neutral-900 antialiased dark:bg-neutral-950 dark:text-neutral-100">{children}</body>
+      <body className="min-h-dvh bg-white text-neutral-900 antialiased dark:bg-neutral-950 dark:text-neutral-100">
+        {children}
+        <RouteAnnouncer />
+      </body>
     </html>
   );
 }

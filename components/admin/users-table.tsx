@@ -117,7 +117,7 @@ export function UsersTable({ initialUsers, currentUserId }: { initialUsers: TAdm
                           size="sm"
                           disabled={busy}
                           aria-label={`Remove admin ${user.email}`}
-                          onClick={() => update(user, { role: "user" }, `${user.email} is no longer an admin.`)}
+                          onClick={() => update(user, { role: "user" }, "Admin role removed; they have been signed out.")}
                         >
                           Remove admin
                         </Button>
@@ -127,7 +127,7 @@ export function UsersTable({ initialUsers, currentUserId }: { initialUsers: TAdm
                           size="sm"
                           disabled={busy}
                           aria-label={`Make admin ${user.email}`}
-                          onClick={() => update(user, { role: "admin" }, `${user.email} is now an admin.`)}
+                          onClick={() => update(user, { role: "admin" }, "They are now an admin.")}
                         >
                           Make admin
                         </Button>
@@ -138,7 +138,7 @@ export function UsersTable({ initialUsers, currentUserId }: { initialUsers: TAdm
                           size="sm"
                           disabled={busy}
                           aria-label={`Disable ${user.email}`}
-                          onClick={() => update(user, { status: "disabled" }, `${user.email} is disabled and has been signed out.`)}
+                          onClick={() => update(user, { status: "disabled" }, "Account disabled and signed out everywhere.")}
                         >
                           Disable
                         </Button>
@@ -148,7 +148,7 @@ export function UsersTable({ initialUsers, currentUserId }: { initialUsers: TAdm
                           size="sm"
                           disabled={busy}
                           aria-label={`Enable ${user.email}`}
-                          onClick={() => update(user, { status: "active" }, `${user.email} can sign in again.`)}
+                          onClick={() => update(user, { status: "active" }, "Account enabled; they can sign in again.")}
                         >
                           Enable
                         </Button>

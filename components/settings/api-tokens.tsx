@@ -44,7 +44,8 @@ export function ApiTokens({ initialTokens }: { initialTokens: TApiTokenRow[] }) 
       await apiRequest(`/api/tokens/${encodeURIComponent(row.id)}`, { method: "DELETE" });
       setTokens((rows) => rows.filter((token) => token.id !== row.id));
       if (created?.id === row.id) setCreated(undefined);
-      setNotice(`Revoked “${row.name}”. Programs using it can no longer sign in with it.`);
+      // The row is gone, so the message need not repeat the name.
+      setNotice("Token revoked. Programs using it can no longer call the API.");
     } catch (caught) {
       setError(errorMessage(caught));
     } finally {
@@ -152,7 +153,7 @@ function NewToken({ created, onDismiss }: { created: TCreatedToken; onDismiss: (
       aria-label="New API token"
       className="rounded-lg border-2 border-amber-300 bg-amber-50 p-4 dark:border-amber-700/70 dark:bg-amber-950/40"
     >
-      <p className="text-sm font-semibold text-amber-900 dark:text-amber-200">Token “{created.name}” created</p>
+      <p className="text-sm font-semibold text-amber-900 dark:text-amber-200">New token created</p>
       <p className="mt-1 text-sm text-amber-900 dark:text-amber-200">Copy this token now. You won&apos;t see it again.</p>
       <div className="mt-3 flex flex-col gap-2 sm:flex-row sm:items-center">
         <code
