@@ -14,6 +14,15 @@ const ZRateLimitRule = z.strictObject({
   windowSeconds: z.int().min(1).max(86_400),
 });
 
+const ZProviderSettings = z.strictObject({
+  /** Default model; OPENAI_MODEL / ANTHROPIC_MODEL override it. */
+  model: z.string().min(1),
+  /** "text" describes tools in the prompt for models without native tool calling. */
+  toolCalling: z.enum(["native", "text"]).default("native"),
+  contextWindowTokens: z.int().min(1_000).max(10_000_000),
+  maxOutputTokens: z.int().min(16).max(200_000).default(4_096),
+});
+
 export const ZBehaviourConfig = z.strictObject({
   auth: z
     .strictObject({
@@ -27,6 +36,29 @@ export const ZBehaviourConfig = z.strictObject({
           perIp: ZRateLimitRule.default({ maxFailures: 50, windowSeconds: 900 }),
         })
         .default({ perEmail: { maxFailures: 5, windowSeconds: 900 }, perIp: { maxFailures: 50, windowSeconds: 900 } }),
+    })
+    .prefault({}),
+  agent: z
+    .strictObject({
+      /** Model calls per run before the loop stops with a message instead of going on forever. */
+      maxIterations: z.int().min(1).max(100).default(12),
+      /** Appended to the built-in system prompt (who the assistant is, house rules). */
+      instructions: z.string().max(20_000).default(""),
+      /** Tool calls in one model turn that may run at once when all are read-only. */
+      maxParallelTools: z.int().min(1).max(32).default(4),
+    })
+    .prefault({}),
+  providers: z
+    .strictObject({
+      /** Order in which providers are tried; XCLAW_PROVIDERS (comma-separated) overrides it. */
+      chain: z.array(z.enum(["openai", "anthropic"])).min(1).default(["openai", "anthropic"]),
+      retries: z.int().min(0).max(10).default(2),
+      retryBaseDelayMs: z.int().min(0).max(60_000).default(500),
+      retryMaxDelayMs: z.int().min(0).max(300_000).default(20_000),
+      /** An attempt fails when the provider sends nothing for this long. */
+      attemptTimeoutSeconds: z.number().min(1).max(3_600).default(60),
+      openai: ZProviderSettings.prefault({ model: "gpt-4o-mini", contextWindowTokens: 128_000 }),
+      anthropic: ZProviderSettings.prefault({ model: "claude-sonnet-4-5", contextWindowTokens: 200_000 }),
     })
     .prefault({}),
   logging: z

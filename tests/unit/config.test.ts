@@ -11,7 +11,10 @@ describe("xclaw.yaml validation", () => {
 
   it("fills every default for an empty file", () => {
     const config = parseBehaviourConfig("");
-    expect(config).toEqual({
+    expect(config.agent).toEqual({ maxIterations: 12, instructions: "", maxParallelTools: 4 });
+    expect(config.providers.chain).toEqual(["openai", "anthropic"]);
+    expect(config.providers.openai).toEqual({ model: "gpt-4o-mini", toolCalling: "native", contextWindowTokens: 128_000, maxOutputTokens: 4_096 });
+    expect({ auth: config.auth, logging: config.logging }).toEqual({
       auth: {
         registration: "open",
         sessionMaxAgeDays: 30,

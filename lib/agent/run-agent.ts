@@ -1,0 +1,211 @@
+import { z } from "zod";
+import { fitToContextWindow } from "./context-window";
+import { streamWithFallback, type TRetryPolicy } from "@/lib/providers/provider-chain";
+import { textOf, type TContentPart, type TMessage, type TProvider, type TToolCall, type TUsage } from "@/lib/providers/types";
+import type { ToolRegistry, TTool, TToolContext } from "@/lib/tools/registry";
+
+/**
+ * The agent loop, the same for every kind of run: call the model, run the tools it asks for, feed
+ * the observations back, until it answers in text or `maxIterations` model calls have been made.
+ * Nothing a tool or the model does can crash the loop: unknown tools, invalid arguments and tool
+ * errors become observations the model can react to. Each step is recorded before its side effect
+ * runs and completed after (the recorder persists it), so a crash never loses a completed step.
+ */
+export type TAgentEvent =
+  | { type: "model-start"; stepId: string; stepKey: string; iteration: number }
+  | { type: "attempt"; provider: string; model: string; attempt: number }
+  | { type: "attempt-failed"; provider: string; model: string; error: string; willRetry: boolean }
+  | { type: "text-delta"; text: string }
+  | { type: "text-discard" }
+  | { type: "model-end"; stepId: string; stepKey: string; provider: string; model: string; usage: TUsage }
+  | { type: "tool-start"; stepId: string; stepKey: string; call: TToolCall }
+  | { type: "tool-end"; stepId: string; stepKey: string; callId: string; output: string; content: TContentPart[]; isError: boolean; durationMs: number }
+  | { type: "notice"; text: string };
+
+export type TAgentOutcome =
+  | { status: "completed"; text: string }
+  | { status: "max-iterations"; text: string }
+  | { status: "aborted" }
+  | { status: "failed"; error: string };
+
+/** A recorded step: its row id and its per-session key (s0001). */
+export type TStepHandle = { id: string; key: string };
+
+/** Persistence hooks; lib/sessions implements them with database rows. */
+export type TAgentRecorder = {
+  modelCallStarted(info: { iteration: number }): Promise<TStepHandle>;
+  modelCallFinished(step: TStepHandle, result: { text: string; toolCalls: TToolCall[]; usage: TUsage; provider: string; model: string }): Promise<void>;
+  modelCallFailed(step: TStepHandle, error: string): Promise<void>;
+  toolCallStarted(call: TToolCall, parent: TStepHandle): Promise<TStepHandle>;
+  toolCallFinished(step: TStepHandle, result: { content: TContentPart[]; isError: boolean; durationMs: number }): Promise<void>;
+  note(text: string): Promise<void>;
+};
+
+export type TRunAgentOptions = {
+  providers: TProvider[];
+  retryPolicy: TRetryPolicy;
+  tools: ToolRegistry;
+  system: string;
+  history: TMessage[];
+  maxIterations: number;
+  maxParallelTools: number;
+  signal: AbortSignal;
+  toolContext: Omit<TToolContext, "signal">;
+  recorder: TAgentRecorder;
+  emit: (event: TAgentEvent) => void;
+};
+
+const MAX_OBSERVATION_CHARACTERS = 50_000;
+
+function observation(text: string, isError = true): { content: TContentPart[]; isError: boolean } {
+  return { content: [{ type: "text", text }], isError };
+}
+
+function capContent(content: TContentPart[]): TContentPart[] {
+  return content.map((part) =>
+    part.type === "text" && part.text.length > MAX_OBSERVATION_CHARACTERS
+      ? { type: "text", text: `${part.text.slice(0, MAX_OBSERVATION_CHARACTERS)}\n[output truncated: ${part.text.length - MAX_OBSERVATION_CHARACTERS} more characters]` }
+      : part,
+  );
+}
+
+async function executeTool(tools: ToolRegistry, call: TToolCall, context: TToolContext): Promise<{ content: TContentPart[]; isError: boolean }> {
+  const tool: TTool | undefined = tools.get(call.name);
+  if (!tool) return observation(`Unknown tool "${call.name}". Available tools: ${tools.names().join(", ") || "(none)"}.`);
+  if (typeof call.arguments === "string") {
+    return observation(`The arguments for ${call.name} are not valid JSON: ${call.arguments.slice(0, 500)}. Send a JSON object matching the tool's schema.`);
+  }
+  const parsed = tool.input.safeParse(call.arguments ?? {});
+  if (!parsed.success) {
+    return observation(`Invalid arguments for ${call.name}: ${z.prettifyError(parsed.error)}`);
+  }
+  try {
+    const result = await tool.execute(parsed.data, context);
+    return typeof result === "string" ? { content: [{ type: "text", text: result }], isError: false } : { content: capContent(result.content), isError: result.isError ?? false };
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    return observation(`Tool ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Consecutive read-only calls run together (up to the limit); every other call runs alone, in order. */
+export function planToolBatches(calls: TToolCall[], tools: ToolRegistry, maxParallel: number): TToolCall[][] {
+  const batches: TToolCall[][] = [];
+  for (const call of calls) {
+    const readOnly = tools.get(call.name)?.risk === "read";
+    const last = batches[batches.length - 1];
+    const lastReadOnly = last?.every((item) => tools.get(item.name)?.risk === "read");
+    if (readOnly && last && lastReadOnly && last.length < maxParallel) last.push(call);
+    else batches.push([call]);
+  }
+  return batches;
+}
+
+export async function runAgent(options: TRunAgentOptions): Promise<TAgentOutcome> {
+  const { recorder, emit, signal } = options;
+  const messages = [...options.history];
+  const usedCallIds = new Set(messages.flatMap((message) => (message.role === "assistant" ? message.toolCalls.map((call) => call.id) : [])));
+  const definitions = options.tools.definitions();
+  if (!options.providers.length) return { status: "failed", error: "No model provider is configured." };
+  const smallestWindow = options.providers.reduce((smallest, provider) => (provider.contextWindowTokens < smallest.contextWindowTokens ? provider : smallest));
+
+  const summarize = async (transcript: string) => {
+    let summary = "";
+    for await (const event of streamWithFallback(
+      options.providers,
+      {
+        system: "You write short, factual summaries of conversations for an assistant that has lost the original messages.",
+        messages: [{ role: "user", content: [{ type: "text", text: `Summarise this conversation in at most 200 words, keeping names, numbers, decisions and open tasks:\n\n${transcript}` }] }],
+        tools: [],
+        maxOutputTokens: 600,
+        signal,
+      },
+      options.retryPolicy,
+    )) {
+      if (event.type === "text-delta") summary += event.text;
+      else if (event.type === "discard-text") summary = "";
+    }
+    return summary;
+  };
+
+  for (let iteration = 1; iteration <= options.maxIterations; iteration++) {
+    if (signal.aborted) return { status: "aborted" };
+    const context = await fitToContextWindow({ provider: smallestWindow, system: options.system, tools: definitions, messages, summarize });
+    const step = await recorder.modelCallStarted({ iteration });
+    emit({ type: "model-start", stepId: step.id, stepKey: step.key, iteration });
+    let text = "";
+    let turn: { toolCalls: TToolCall[]; usage: TUsage; provider: string; model: string } | undefined;
+    try {
+      for await (const event of streamWithFallback(
+        options.providers,
+        { system: options.system, messages: context.messages, tools: definitions, signal },
+        options.retryPolicy,
+      )) {
+        if (event.type === "text-delta") {
+          text += event.text;
+          emit(event);
+        } else if (event.type === "discard-text") {
+          text = "";
+          emit({ type: "text-discard" });
+        } else if (event.type === "attempt-start") {
+          emit({ type: "attempt", provider: event.provider, model: event.model, attempt: event.attempt });
+        } else if (event.type === "attempt-failed") {
+          emit({ type: "attempt-failed", provider: event.provider, model: event.model, error: event.error, willRetry: event.willRetry });
+        } else {
+          turn = { toolCalls: event.toolCalls, usage: event.usage, provider: event.provider, model: event.model };
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) {
+        await recorder.modelCallFailed(step, "stopped by the user");
+        return { status: "aborted" };
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      await recorder.modelCallFailed(step, message);
+      return { status: "failed", error: message };
+    }
+    if (!turn) {
+      await recorder.modelCallFailed(step, "the model stream ended without a result");
+      return { status: "failed", error: "The model stream ended without a result." };
+    }
+    // Tool-call ids must be unique within the conversation (Anthropic rejects repeats, and some
+    // OpenAI-compatible servers number calls from 1 every turn).
+    const toolCalls = turn.toolCalls.map((call, index) => {
+      const id = call.id && !usedCallIds.has(call.id) ? call.id : `${call.id || "call"}_${step.key}_${index}`;
+      usedCallIds.add(id);
+      return { ...call, id };
+    });
+    await recorder.modelCallFinished(step, { text, toolCalls, usage: turn.usage, provider: turn.provider, model: turn.model });
+    emit({ type: "model-end", stepId: step.id, stepKey: step.key, provider: turn.provider, model: turn.model, usage: turn.usage });
+    messages.push({ role: "assistant", text, toolCalls });
+    if (!toolCalls.length) return { status: "completed", text };
+
+    for (const batch of planToolBatches(toolCalls, options.tools, options.maxParallelTools)) {
+      const results = await Promise.all(
+        batch.map(async (call) => {
+          const toolStep = await recorder.toolCallStarted(call, step);
+          emit({ type: "tool-start", stepId: toolStep.id, stepKey: toolStep.key, call });
+          const started = performance.now();
+          let result: { content: TContentPart[]; isError: boolean };
+          try {
+            result = await executeTool(options.tools, call, { ...options.toolContext, signal });
+          } catch (error) {
+            result = observation(signal.aborted ? "Stopped by the user before the tool finished." : `Tool ${call.name} failed: ${String(error)}`);
+          }
+          const durationMs = Math.round(performance.now() - started);
+          await recorder.toolCallFinished(toolStep, { ...result, durationMs });
+          emit({ type: "tool-end", stepId: toolStep.id, stepKey: toolStep.key, callId: call.id, output: textOf(result.content), content: result.content, isError: result.isError, durationMs });
+          return { call, result };
+        }),
+      );
+      for (const { call, result } of results) {
+        messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: result.content, isError: result.isError });
+      }
+      if (signal.aborted) return { status: "aborted" };
+    }
+  }
+  const notice = `Stopped after ${options.maxIterations} model calls without a final answer (the agent.maxIterations limit). Send another message to let the agent continue.`;
+  await recorder.note(notice);
+  emit({ type: "notice", text: notice });
+  return { status: "max-iterations", text: notice };
+}

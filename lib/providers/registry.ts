@@ -1,0 +1,72 @@
+import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
+import { AnthropicProvider } from "./anthropic-provider";
+import { OpenAiProvider } from "./openai-provider";
+import { withTextToolProtocol } from "./text-tool-protocol";
+import type { TProvider, TProviderName } from "./types";
+import type { TRetryPolicy } from "./provider-chain";
+
+/**
+ * Builds the provider chain from xclaw.yaml and the environment. A provider is usable when it has
+ * an API key or a base URL (a local OpenAI-compatible server such as Ollama needs no key);
+ * others are skipped, so a half-configured machine still works with what it has.
+ */
+export type TProviderStatus = { name: TProviderName; model: string; configured: boolean };
+
+function chainOrder(config: TBehaviourConfig): TProviderName[] {
+  const override = process.env.XCLAW_PROVIDERS?.split(",").map((name) => name.trim().toLowerCase()).filter(Boolean);
+  if (!override?.length) return config.providers.chain;
+  return override.filter((name): name is TProviderName => name === "openai" || name === "anthropic");
+}
+
+function build(name: TProviderName, config: TBehaviourConfig): TProvider | undefined {
+  if (name === "openai") {
+    const apiKey = process.env.OPENAI_API_KEY;
+    const baseUrl = process.env.OPENAI_BASE_URL;
+    if (!apiKey && !baseUrl) return undefined;
+    const settings = config.providers.openai;
+    const provider = new OpenAiProvider({
+      apiKey,
+      baseUrl,
+      model: process.env.OPENAI_MODEL || settings.model,
+      toolCalling: settings.toolCalling,
+      contextWindowTokens: settings.contextWindowTokens,
+      maxOutputTokens: settings.maxOutputTokens,
+    });
+    return settings.toolCalling === "text" ? withTextToolProtocol(provider) : provider;
+  }
+  const apiKey = process.env.ANTHROPIC_API_KEY;
+  const baseUrl = process.env.ANTHROPIC_BASE_URL;
+  if (!apiKey && !baseUrl) return undefined;
+  const settings = config.providers.anthropic;
+  const provider = new AnthropicProvider({
+    apiKey,
+    baseUrl,
+    model: process.env.ANTHROPIC_MODEL || settings.model,
+    contextWindowTokens: settings.contextWindowTokens,
+    maxOutputTokens: settings.maxOutputTokens,
+  });
+  return settings.toolCalling === "text" ? withTextToolProtocol(provider) : provider;
+}
+
+export function configuredProviders(config = getBehaviourConfig()): TProvider[] {
+  return chainOrder(config)
+    .map((name) => build(name, config))
+    .filter((provider): provider is TProvider => provider !== undefined);
+}
+
+/** For the UI: which providers are in the chain and whether each is configured. */
+export function providerStatus(config = getBehaviourConfig()): TProviderStatus[] {
+  return chainOrder(config).map((name) => {
+    const provider = build(name, config);
+    return { name, model: provider?.model ?? config.providers[name].model, configured: provider !== undefined };
+  });
+}
+
+export function retryPolicy(config = getBehaviourConfig()): TRetryPolicy {
+  return {
+    retries: config.providers.retries,
+    baseDelayMs: config.providers.retryBaseDelayMs,
+    maxDelayMs: config.providers.retryMaxDelayMs,
+    attemptTimeoutMs: config.providers.attemptTimeoutSeconds * 1000,
+  };
+}

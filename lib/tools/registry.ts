@@ -1,0 +1,62 @@
+import { z } from "zod";
+import type { TContentPart, TToolDefinition } from "@/lib/providers/types";
+
+/**
+ * One registration exposes a tool everywhere: to every provider (JSON Schema generated from the
+ * zod input schema), to the text tool protocol, and to the system prompt. Risk levels feed the
+ * approval policy (read tools run freely; the others will ask, see the approvals issue).
+ */
+export type TToolRisk = "read" | "write" | "execute" | "external";
+
+export type TToolContext = { userId: string; sessionId: string; signal: AbortSignal };
+
+export type TToolResult = { content: TContentPart[]; isError?: boolean };
+
+export type TTool<TInput = unknown> = {
+  name: string;
+  description: string;
+  input: z.ZodType<TInput>;
+  risk: TToolRisk;
+  execute: (input: TInput, context: TToolContext) => Promise<TToolResult | string>;
+};
+
+export function defineTool<TSchema extends z.ZodType>(tool: {
+  name: string;
+  description: string;
+  input: TSchema;
+  risk: TToolRisk;
+  execute: (input: z.infer<TSchema>, context: TToolContext) => Promise<TToolResult | string>;
+}): TTool {
+  if (!/^[a-z][a-z0-9_]{0,63}$/.test(tool.name)) throw new Error(`tool name "${tool.name}" must be snake_case ASCII`);
+  return tool as unknown as TTool;
+}
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, TTool>();
+
+  register(tool: TTool): this {
+    if (this.tools.has(tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
+    this.tools.set(tool.name, tool);
+    return this;
+  }
+
+  get(name: string): TTool | undefined {
+    return this.tools.get(name);
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  list(): TTool[] {
+    return [...this.tools.values()];
+  }
+
+  definitions(): TToolDefinition[] {
+    return this.list().map((tool) => {
+      const schema = z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+      delete schema.$schema;
+      return { name: tool.name, description: tool.description, inputSchema: schema };
+    });
+  }
+}
