@@ -58,7 +58,7 @@ export const ZBehaviourConfig = z.strictObject({
       /** An attempt fails when the provider sends nothing for this long. */
       attemptTimeoutSeconds: z.number().min(1).max(3_600).default(60),
       openai: ZProviderSettings.prefault({ model: "gpt-4o-mini", contextWindowTokens: 128_000 }),
-      anthropic: ZProviderSettings.prefault({ model: "claude-sonnet-4-5", contextWindowTokens: 200_000 }),
+      anthropic: ZProviderSettings.prefault({ model: "claude-sonnet-5", contextWindowTokens: 200_000 }),
     })
     .prefault({}),
   logging: z

@@ -66,6 +66,8 @@ export async function recordStep(options: {
     select: { nextSeq: true },
   });
   const finished = options.status && options.status !== "RUNNING";
+  // Both timestamps from this process's clock, so durations never come out negative.
+  const now = new Date();
   return db().step.create({
     data: {
       sessionId: options.sessionId,
@@ -78,7 +80,8 @@ export async function recordStep(options: {
       output: options.output,
       error: options.error,
       parentStepId: options.parentStepId,
-      endedAt: finished ? new Date() : undefined,
+      startedAt: now,
+      endedAt: finished ? now : undefined,
     },
   });
 }

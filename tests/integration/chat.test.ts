@@ -125,7 +125,7 @@ describe("POST /api/chat", () => {
     expect(text).toBe("Answer from OpenAI.");
     expect(fake.requests.map((request) => request.api)).toEqual(["anthropic", "openai"]);
     const notice = chunks.find((chunk) => chunk.type === "data-notice");
-    expect((notice!.data as { text: string }).text).toMatch(/^anthropic \(claude-sonnet-4-5\) failed: HTTP 401/);
+    expect((notice!.data as { text: string }).text).toMatch(/^anthropic \(claude-sonnet-5\) failed: HTTP 401/);
     const steps = await db().step.findMany({ where: { sessionId }, orderBy: { seq: "asc" } });
     expect(steps[1]).toMatchObject({ provider: "openai", status: "COMPLETED" });
   });
@@ -157,7 +157,7 @@ describe("POST /api/chat", () => {
     fake.script(() => ({ status: 400, errorMessage: "bad request body" }));
     const { chunks } = await readUiStream(await sendChat(cookie, sessionId, "hello"));
     const error = chunks.find((chunk) => chunk.type === "error");
-    expect(error?.errorText).toMatch(/^Every model provider failed: anthropic \(claude-sonnet-4-5\): HTTP 400 .*; openai \(gpt-4o-mini\): HTTP 400 /);
+    expect(error?.errorText).toMatch(/^Every model provider failed: anthropic \(claude-sonnet-5\): HTTP 400 .*; openai \(gpt-4o-mini\): HTTP 400 /);
     const session = await db().chatSession.findUniqueOrThrow({ where: { id: sessionId } });
     expect(session.status).toBe("FAILED");
     expect(session.statusReason).toMatch(/^Every model provider failed/);
