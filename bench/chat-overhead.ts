@@ -1,0 +1,81 @@
+/**
+ * Time to first token through POST /api/chat (auth, session claim, steps written, history loaded,
+ * provider call, UI stream) against calling the same fake LLM directly with the OpenAI SDK,
+ * interleaved in one run so both see the same machine state. Prints the added milliseconds at
+ * p50/p99 and the ratio of the medians. Target (DESIGN.md): p50 ≤ 10 ms, p99 ≤ 40 ms added.
+ *
+ *   npm run build && npx tsx bench/chat-overhead.ts [iterations]     (DATABASE_URL=… for PostgreSQL)
+ */
+import OpenAI from "openai";
+import { startFakeLlm } from "../tests/fake-llm/server";
+import { createApiToken, percentile, startApp } from "./support";
+
+const iterations = Number(process.argv[2] ?? 200);
+const fake = await startFakeLlm();
+fake.script(() => ({ text: "The quick brown fox jumps over the lazy dog.", chunks: 8 }));
+const app = await startApp({ OPENAI_BASE_URL: fake.openaiBaseUrl, OPENAI_API_KEY: "bench", XCLAW_PROVIDERS: "openai" });
+const direct = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: "bench", maxRetries: 0 });
+
+try {
+  const token = await createApiToken(app.url);
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+
+  async function viaApp(): Promise<number> {
+    const created = await fetch(`${app.url}/api/sessions`, { method: "POST", headers, body: "{}" });
+    const { session } = (await created.json()) as { session: { id: string } };
+    const started = performance.now();
+    const response = await fetch(`${app.url}/api/chat`, { method: "POST", headers, body: JSON.stringify({ sessionId: session.id, text: "hello" }) });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let firstToken = 0;
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      if (!firstToken && buffer.includes('"type":"text-delta"')) firstToken = performance.now() - started;
+    }
+    if (!firstToken) throw new Error(`no text from /api/chat: ${buffer.slice(0, 300)}`);
+    return firstToken;
+  }
+
+  async function viaSdk(): Promise<number> {
+    const started = performance.now();
+    const stream = await direct.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hello" }], stream: true });
+    let firstToken = 0;
+    for await (const chunk of stream) if (!firstToken && chunk.choices[0]?.delta?.content) firstToken = performance.now() - started;
+    return firstToken;
+  }
+
+  for (let warm = 0; warm < 10; warm++) {
+    await viaApp();
+    await viaSdk();
+  }
+  const appTimes: number[] = [];
+  const directTimes: number[] = [];
+  const added: number[] = [];
+  for (let index = 0; index < iterations; index++) {
+    // Alternate which goes first so neither always runs on a warmer machine.
+    let appTime: number;
+    let directTime: number;
+    if (index % 2) {
+      directTime = await viaSdk();
+      appTime = await viaApp();
+    } else {
+      appTime = await viaApp();
+      directTime = await viaSdk();
+    }
+    appTimes.push(appTime);
+    directTimes.push(directTime);
+    added.push(appTime - directTime);
+  }
+  const fmt = (value: number) => value.toFixed(2);
+  console.log(`chat-overhead: ${iterations} interleaved pairs, database ${process.env.DATABASE_URL ? "postgres" : "pglite (embedded)"}`);
+  console.log(`  direct SDK TTFT   p50 ${fmt(percentile(directTimes, 50))} ms  p99 ${fmt(percentile(directTimes, 99))} ms`);
+  console.log(`  via /api/chat     p50 ${fmt(percentile(appTimes, 50))} ms  p99 ${fmt(percentile(appTimes, 99))} ms`);
+  console.log(`  added by xclaw    p50 ${fmt(percentile(added, 50))} ms  p99 ${fmt(percentile(added, 99))} ms   (target p50 ≤ 10, p99 ≤ 40)`);
+  console.log(`  ratio of medians  ${fmt(percentile(appTimes, 50) / percentile(directTimes, 50))}x`);
+} finally {
+  await app.stop();
+  await fake.close();
+}

@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+/** Shared by the benchmarks: start the built app like `npm start`, sign in, percentiles. */
+export const root = path.resolve(import.meta.dirname, "..");
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+export async function startApp(env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
+  if (!existsSync(path.join(root, ".next", "BUILD_ID"))) throw new Error("no production build: run `npm run build` first");
+  const port = await freePort();
+  const url = `http://localhost:${port}`;
+  const dataDirectory = await mkdtemp(path.join(os.tmpdir(), "xclaw-bench-"));
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "start"], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), XCLAW_DATA_DIR: dataDirectory, NEXTAUTH_URL: url, LOG_LEVEL: "error" },
+    stdio: ["ignore", "ignore", "inherit"],
+    detached: true,
+  });
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${url}/api/health`)).ok) break;
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    url,
+    stop: async () => {
+      if (child.pid && child.exitCode === null) {
+        const exited = new Promise((resolve) => child.on("exit", resolve));
+        process.kill(-child.pid, "SIGTERM");
+        await exited;
+      }
+    },
+  };
+}
+
+/** Registers a user, signs in through next-auth like a browser, and returns an API token. */
+export async function createApiToken(url: string): Promise<string> {
+  const email = `bench-${Date.now()}@example.com`;
+  const password = "bench-password-1";
+  await fetch(`${url}/api/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+  const csrf = await fetch(`${url}/api/auth/csrf`);
+  const csrfCookie = (csrf.headers.getSetCookie?.() ?? []).map((cookie) => cookie.split(";")[0]).join("; ");
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const signIn = await fetch(`${url}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
+    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
+  });
+  const session = (signIn.headers.getSetCookie?.() ?? []).map((cookie) => cookie.split(";")[0]).find((cookie) => cookie?.includes("session-token"));
+  if (!session) throw new Error("sign-in failed in the benchmark");
+  const created = await fetch(`${url}/api/tokens`, { method: "POST", headers: { "content-type": "application/json", cookie: session, origin: url }, body: JSON.stringify({ name: "bench" }) });
+  return ((await created.json()) as { token: string }).token;
+}
