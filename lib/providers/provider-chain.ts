@@ -93,11 +93,15 @@ export function backoffDelayMs(attempt: number, policy: TRetryPolicy, retryAfter
 function sleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, milliseconds);
-    signal?.addEventListener("abort", () => {
+    const onAbort = () => {
       clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, milliseconds);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 
@@ -118,12 +122,13 @@ async function* withIdleTimeout(provider: TProvider, request: TModelRequest, tim
   try {
     arm();
     const iterator = provider.stream({ ...request, signal: controller.signal })[Symbol.asyncIterator]();
+    // A hung connection may ignore the abort signal; racing against it guarantees we move on.
+    // One promise (and one listener) per attempt, not per chunk.
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+    });
+    aborted.catch(() => {});
     while (true) {
-      // A hung connection may ignore the abort signal; racing against it guarantees we move on.
-      const aborted = new Promise<never>((_, reject) => {
-        if (controller.signal.aborted) reject(controller.signal.reason);
-        controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
-      });
       const next = await Promise.race([iterator.next(), aborted]).catch((error: unknown) => {
         if (timedOut) throw new AttemptTimeoutError(timeoutMs);
         throw error;

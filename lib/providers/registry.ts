@@ -48,10 +48,18 @@ function build(name: TProviderName, config: TBehaviourConfig): TProvider | undef
   return settings.toolCalling === "text" ? withTextToolProtocol(provider) : provider;
 }
 
+const PROVIDER_ENVIRONMENT = ["XCLAW_PROVIDERS", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"];
+let cached: { config: TBehaviourConfig; environment: string; providers: TProvider[] } | undefined;
+
+/** The chain for a run. SDK clients are reused while the configuration stays the same. */
 export function configuredProviders(config = getBehaviourConfig()): TProvider[] {
-  return chainOrder(config)
+  const environment = PROVIDER_ENVIRONMENT.map((name) => process.env[name] ?? "").join("\u0000");
+  if (cached && cached.config === config && cached.environment === environment) return cached.providers;
+  const providers = chainOrder(config)
     .map((name) => build(name, config))
     .filter((provider): provider is TProvider => provider !== undefined);
+  cached = { config, environment, providers };
+  return providers;
 }
 
 /** For the UI: which providers are in the chain and whether each is configured. */

@@ -48,7 +48,7 @@ export async function resumeSession(options: { userId: string; sessionId: string
   if (session.status !== "FAILED" || session.statusReason !== "interrupted") {
     throw new AppError("conflict", "Only an interrupted run can be resumed. Send a new message instead.");
   }
-  await startRun({ session, resume: true, providers: options.providers, tools: options.tools });
+  await startRun({ session, providers: options.providers, tools: options.tools });
   return runChunks(session.id, options.signal);
 }
 

@@ -11,7 +11,7 @@ import type { TProvider } from "@/lib/providers/types";
 import { defaultToolRegistry } from "@/lib/tools/default-tools";
 import type { ToolRegistry } from "@/lib/tools/registry";
 import { buildHistory, type TStoredModelOutput, type TStoredToolInput, type TStoredToolOutput } from "./history";
-import { finishStep, listSteps, recordStep } from "./steps";
+import { claimSessionAndRecordStep, finishStep, listSteps, recordStep } from "./steps";
 import { stepKey } from "./sessions";
 
 /**
@@ -122,7 +122,6 @@ export type TStartRunOptions = {
   session: ChatSession;
   /** The new user message; omitted for a resume. */
   text?: string;
-  resume?: boolean;
   /** Tests inject providers and tools; the app uses the configured ones. */
   providers?: TProvider[];
   tools?: ToolRegistry;
@@ -138,12 +137,19 @@ export async function startRun(options: TStartRunOptions): Promise<{ runId: stri
   if (!providers.length) {
     throw new AppError("unavailable", "No model provider is configured. An administrator needs to set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_BASE_URL (see the README).");
   }
-  const leaseExpiresAt = new Date(Date.now() + LEASE_MS);
-  const claimed = await db().chatSession.updateMany({
-    where: { id: session.id, userId: session.userId, status: { in: ["INIT", "SUCCESS", "FAILED"] } },
-    data: { status: "RUNNING", statusReason: null, runnerId: RUNNER_ID, leaseExpiresAt },
+  const firstStep =
+    options.text !== undefined
+      ? { type: "USER_INPUT" as const, name: "user", input: { text: options.text } }
+      : { type: "SYSTEM_NOTE" as const, name: "resume", input: { text: RESUME_INSTRUCTION, forModel: true, tone: "info" } };
+  const claimed = await claimSessionAndRecordStep({
+    sessionId: session.id,
+    userId: session.userId,
+    runnerId: RUNNER_ID,
+    leaseExpiresAt: new Date(Date.now() + LEASE_MS),
+    title: options.text !== undefined ? options.text.replace(/\s+/g, " ").trim().slice(0, 60) || null : null,
+    step: firstStep,
   });
-  if (claimed.count === 0) throw new AppError("conflict", "This session is already running. Wait for it to finish or press Stop.");
+  if (!claimed) throw new AppError("conflict", "This session is already running. Wait for it to finish or press Stop.");
 
   const run: TRun = {
     id: randomUUID(),
@@ -161,23 +167,7 @@ export async function startRun(options: TStartRunOptions): Promise<{ runId: stri
   };
   activeRuns.set(session.id, run);
 
-  let userStep: string | undefined;
-  try {
-    if (options.text !== undefined) {
-      const step = await recordStep({ sessionId: session.id, userId: session.userId, type: "USER_INPUT", name: "user", status: "COMPLETED", input: { text: options.text } });
-      userStep = stepKey(step.seq);
-      if (session.title === "New chat") {
-        const title = options.text.replace(/\s+/g, " ").trim().slice(0, 60) || "New chat";
-        await db().chatSession.update({ where: { id: session.id }, data: { title } });
-      }
-    } else if (options.resume) {
-      await recordStep({ sessionId: session.id, userId: session.userId, type: "SYSTEM_NOTE", name: "resume", status: "COMPLETED", input: { text: RESUME_INSTRUCTION, forModel: true, tone: "info" } });
-    }
-  } catch (error) {
-    activeRuns.delete(session.id);
-    await db().chatSession.update({ where: { id: session.id }, data: { status: "FAILED", statusReason: "could not record the message", runnerId: null, leaseExpiresAt: null } });
-    throw error;
-  }
+  const userStep = options.text !== undefined ? stepKey(claimed.seq) : undefined;
   emit({ type: "run-start", runId: run.id, sessionId: session.id, userStep });
 
   const heartbeat = setInterval(() => {

@@ -49,7 +49,7 @@ export function toStepSummary(step: Step): TStepSummary {
   };
 }
 
-export async function recordStep(options: {
+export type TRecordStepOptions = {
   sessionId: string;
   userId: string;
   type: StepType;
@@ -59,31 +59,64 @@ export async function recordStep(options: {
   output?: Prisma.InputJsonValue;
   error?: string;
   parentStepId?: string;
-}): Promise<Step> {
-  const { nextSeq } = await db().chatSession.update({
-    where: { id: options.sessionId },
-    data: { nextSeq: { increment: 1 } },
-    select: { nextSeq: true },
-  });
-  const finished = options.status && options.status !== "RUNNING";
-  // Both timestamps from this process's clock, so durations never come out negative.
+};
+
+function jsonOrNull(value: Prisma.InputJsonValue | undefined): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+/**
+ * Writes a step with the next sequence number in one statement (allocate + insert): steps are on
+ * the path to the first token, and every round trip to the database shows up there.
+ */
+export async function recordStep(options: TRecordStepOptions): Promise<{ id: string; seq: number }> {
+  const status = options.status ?? "RUNNING";
+  // Timestamps from this process's clock, like finishStep's, so durations are never negative.
   const now = new Date();
-  return db().step.create({
-    data: {
-      sessionId: options.sessionId,
-      userId: options.userId,
-      seq: nextSeq - 1,
-      type: options.type,
-      name: options.name,
-      status: options.status ?? "RUNNING",
-      input: options.input,
-      output: options.output,
-      error: options.error,
-      parentStepId: options.parentStepId,
-      startedAt: now,
-      endedAt: finished ? now : undefined,
-    },
-  });
+  const rows = await db().$queryRaw<{ id: string; seq: number }[]>`
+    WITH next AS (
+      UPDATE "chat_sessions" SET "nextSeq" = "nextSeq" + 1 WHERE "id" = ${options.sessionId}::uuid RETURNING "nextSeq" - 1 AS seq
+    )
+    INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "output", "error", "parentStepId", "startedAt", "endedAt")
+    SELECT gen_random_uuid(), ${options.sessionId}::uuid, ${options.userId}::uuid, next.seq, ${options.type}::"StepType", ${options.name},
+           ${status}::"StepStatus", ${jsonOrNull(options.input)}::jsonb, ${jsonOrNull(options.output)}::jsonb, ${options.error ?? null},
+           ${options.parentStepId ?? null}::uuid, ${now}, ${status === "RUNNING" ? null : now}
+    FROM next
+    RETURNING "id", "seq"`;
+  const row = rows[0];
+  if (!row) throw new AppError("not_found", "No such session.");
+  return row;
+}
+
+/**
+ * Starts a run in one statement: claims the session (INIT, SUCCESS or FAILED → RUNNING with this
+ * process's lease), names a new session after its first message, and writes the run's first step.
+ * Returns undefined when the session is already running (or is not the caller's).
+ */
+export async function claimSessionAndRecordStep(options: {
+  sessionId: string;
+  userId: string;
+  runnerId: string;
+  leaseExpiresAt: Date;
+  title: string | null;
+  step: Pick<TRecordStepOptions, "type" | "name" | "input">;
+}): Promise<{ id: string; seq: number } | undefined> {
+  const now = new Date();
+  const rows = await db().$queryRaw<{ id: string; seq: number }[]>`
+    WITH claimed AS (
+      UPDATE "chat_sessions"
+      SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${options.runnerId}, "leaseExpiresAt" = ${options.leaseExpiresAt},
+          "nextSeq" = "nextSeq" + 1, "updatedAt" = ${now},
+          "title" = CASE WHEN "title" = 'New chat' AND ${options.title}::text IS NOT NULL THEN ${options.title}::text ELSE "title" END
+      WHERE "id" = ${options.sessionId}::uuid AND "userId" = ${options.userId}::uuid AND "status" IN ('INIT', 'SUCCESS', 'FAILED')
+      RETURNING "nextSeq" - 1 AS seq
+    )
+    INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "startedAt", "endedAt")
+    SELECT gen_random_uuid(), ${options.sessionId}::uuid, ${options.userId}::uuid, claimed.seq, ${options.step.type}::"StepType", ${options.step.name},
+           'COMPLETED', ${jsonOrNull(options.step.input)}::jsonb, ${now}, ${now}
+    FROM claimed
+    RETURNING "id", "seq"`;
+  return rows[0];
 }
 
 export async function finishStep(
