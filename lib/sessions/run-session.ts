@@ -61,6 +61,7 @@ export async function* followRun(sessionId: string, signal?: AbortSignal): Async
     await new Promise<void>((resolve) => {
       const wake = () => {
         run.listeners.delete(wake);
+        signal?.removeEventListener("abort", wake);
         resolve();
       };
       run.listeners.add(wake);

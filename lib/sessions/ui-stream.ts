@@ -92,7 +92,8 @@ export function uiStreamResponse(chunks: AsyncIterable<UIMessageChunk>): Respons
       await iterator.return?.();
     },
   });
-  return createUIMessageStreamResponse({ stream, headers: { "cache-control": "no-store" } });
+  // no-transform: otherwise the server's gzip buffers the stream and tokens arrive in bursts.
+  return createUIMessageStreamResponse({ stream, headers: { "cache-control": "no-cache, no-transform" } });
 }
 
 /** A reply that is not a model run (slash commands): plain text plus optional data parts. */
