@@ -2,7 +2,8 @@ import { z } from "zod";
 import { fitToContextWindow } from "./context-window";
 import { streamWithFallback, type TRetryPolicy } from "@/lib/providers/provider-chain";
 import { textOf, type TContentPart, type TMessage, type TProvider, type TToolCall, type TUsage } from "@/lib/providers/types";
-import type { ToolRegistry, TTool, TToolContext } from "@/lib/tools/registry";
+import type { TPolicyDecision } from "@/lib/approvals/policy";
+import type { ToolRegistry, TTool, TToolContext, TToolPreview } from "@/lib/tools/registry";
 
 /**
  * The agent loop, the same for every kind of run: call the model, run the tools it asks for, feed
@@ -20,12 +21,14 @@ export type TAgentEvent =
   | { type: "model-end"; stepId: string; stepKey: string; provider: string; model: string; usage: TUsage }
   | { type: "tool-start"; stepId: string; stepKey: string; call: TToolCall }
   | { type: "tool-end"; stepId: string; stepKey: string; callId: string; output: string; content: TContentPart[]; isError: boolean; durationMs: number }
-  | { type: "notice"; text: string };
+  | { type: "notice"; text: string }
+  | { type: "approval-request"; approvalId: string; stepKey: string; call: TToolCall; risk: string; preview: TToolPreview; expiresAt: string };
 
 export type TAgentOutcome =
   | { status: "completed"; text: string }
   | { status: "max-iterations"; text: string }
   | { status: "aborted" }
+  | { status: "paused"; approvalId: string }
   | { status: "failed"; error: string };
 
 /** A recorded step: its row id and its per-session key (s0001). */
@@ -39,6 +42,20 @@ export type TAgentRecorder = {
   toolCallStarted(call: TToolCall, parent: TStepHandle): Promise<TStepHandle>;
   toolCallFinished(step: TStepHandle, result: { content: TContentPart[]; isError: boolean; durationMs: number }): Promise<void>;
   note(text: string): Promise<void>;
+  /** Records a pending approval for a tool call whose step is already written (RUNNING). */
+  approvalRequested(call: TToolCall, step: TStepHandle, details: { risk: string; preview: TToolPreview }): Promise<{ approvalId: string; expiresAt: Date }>;
+};
+
+/**
+ * Continuing a turn whose tool calls were interrupted by an approval: the call that waited gets the
+ * owner's decision, and the calls after it go through the policy as usual.
+ */
+export type TResumeTurn = {
+  modelStep: TStepHandle;
+  toolCalls: TToolCall[];
+  /** Calls of that turn already finished before the pause. */
+  finishedCallIds: Set<string>;
+  decided: { callId: string; step: TStepHandle; decision: "approve" | "deny"; reason?: string };
 };
 
 export type TRunAgentOptions = {
@@ -53,6 +70,9 @@ export type TRunAgentOptions = {
   toolContext: Omit<TToolContext, "signal">;
   recorder: TAgentRecorder;
   emit: (event: TAgentEvent) => void;
+  /** The approval policy; without one every call is allowed (tests of the bare loop). */
+  authorize?: (call: TToolCall, tool: TTool | undefined) => TPolicyDecision;
+  resume?: TResumeTurn;
 };
 
 const MAX_OBSERVATION_CHARACTERS = 50_000;
@@ -88,17 +108,87 @@ async function executeTool(tools: ToolRegistry, call: TToolCall, context: TToolC
   }
 }
 
-/** Consecutive read-only calls run together (up to the limit); every other call runs alone, in order. */
-export function planToolBatches(calls: TToolCall[], tools: ToolRegistry, maxParallel: number): TToolCall[][] {
-  const batches: TToolCall[][] = [];
-  for (const call of calls) {
-    const readOnly = tools.get(call.name)?.risk === "read";
-    const last = batches[batches.length - 1];
-    const lastReadOnly = last?.every((item) => tools.get(item.name)?.risk === "read");
-    if (readOnly && last && lastReadOnly && last.length < maxParallel) last.push(call);
-    else batches.push([call]);
+function defaultPreview(call: TToolCall): TToolPreview {
+  return { title: `Run ${call.name}`, detail: JSON.stringify(call.arguments ?? {}, null, 2).slice(0, 4_000) };
+}
+
+async function previewFor(tool: TTool | undefined, call: TToolCall, context: TToolContext): Promise<TToolPreview> {
+  if (!tool?.preview) return defaultPreview(call);
+  const parsed = tool.input.safeParse(call.arguments ?? {});
+  if (!parsed.success) return defaultPreview(call);
+  try {
+    return await tool.preview(parsed.data, context);
+  } catch {
+    return defaultPreview(call);
   }
-  return batches;
+}
+
+async function finishCall(
+  options: TRunAgentOptions,
+  messages: TMessage[],
+  call: TToolCall,
+  step: TStepHandle,
+  run: () => Promise<{ content: TContentPart[]; isError: boolean }>,
+) {
+  const started = performance.now();
+  let result: { content: TContentPart[]; isError: boolean };
+  try {
+    result = await run();
+  } catch (error) {
+    result = observation(options.signal.aborted ? "Stopped by the user before the tool finished." : `Tool ${call.name} failed: ${String(error)}`);
+  }
+  const durationMs = Math.round(performance.now() - started);
+  await options.recorder.toolCallFinished(step, { ...result, durationMs });
+  options.emit({ type: "tool-end", stepId: step.id, stepKey: step.key, callId: call.id, output: textOf(result.content), content: result.content, isError: result.isError, durationMs });
+  return { call, result };
+}
+
+/**
+ * Runs a turn's tool calls in order: allowed read-only calls in parallel batches, others one by
+ * one; denied calls get an observation; the first call that needs approval pauses the run (its
+ * step stays RUNNING and an approval row waits for the owner). Returns the pause, if any.
+ */
+async function runToolPhase(options: TRunAgentOptions, messages: TMessage[], modelStep: TStepHandle, calls: TToolCall[]): Promise<TAgentOutcome | undefined> {
+  const context = { ...options.toolContext, signal: options.signal };
+  const decisions = calls.map((call) => options.authorize?.(call, options.tools.get(call.name)) ?? "allow");
+  let index = 0;
+  while (index < calls.length) {
+    if (options.signal.aborted) return { status: "aborted" };
+    const call = calls[index]!;
+    const decision = decisions[index]!;
+    if (decision === "ask") {
+      const step = await options.recorder.toolCallStarted(call, modelStep);
+      const tool = options.tools.get(call.name);
+      options.emit({ type: "tool-start", stepId: step.id, stepKey: step.key, call });
+      const preview = await previewFor(tool, call, context);
+      const { approvalId, expiresAt } = await options.recorder.approvalRequested(call, step, { risk: tool?.risk ?? "execute", preview });
+      options.emit({ type: "approval-request", approvalId, stepKey: step.key, call, risk: tool?.risk ?? "execute", preview, expiresAt: expiresAt.toISOString() });
+      return { status: "paused", approvalId };
+    }
+    // Consecutive allowed read-only calls run together; anything else runs alone.
+    const batch: number[] = [index];
+    const readOnly = (at: number) => decisions[at] === "allow" && options.tools.get(calls[at]!.name)?.risk === "read";
+    if (readOnly(index)) {
+      while (batch.length < options.maxParallelTools && index + batch.length < calls.length && readOnly(index + batch.length)) batch.push(index + batch.length);
+    }
+    const results = await Promise.all(
+      batch.map(async (at) => {
+        const batchCall = calls[at]!;
+        const step = await options.recorder.toolCallStarted(batchCall, modelStep);
+        options.emit({ type: "tool-start", stepId: step.id, stepKey: step.key, call: batchCall });
+        if (decisions[at] === "deny") {
+          return finishCall(options, messages, batchCall, step, async () => observation(`Denied by policy: the administrator does not allow ${batchCall.name} here.`));
+        }
+        return finishCall(options, messages, batchCall, step, () => executeTool(options.tools, batchCall, context));
+      }),
+    );
+    for (const { call: done, result } of results) {
+      messages.push({ role: "tool", toolCallId: done.id, toolName: done.name, content: result.content, isError: result.isError });
+    }
+    index += batch.length;
+  }
+  if (options.signal.aborted) return { status: "aborted" };
+  return undefined;
 }
 
 export async function runAgent(options: TRunAgentOptions): Promise<TAgentOutcome> {
@@ -127,6 +217,24 @@ export async function runAgent(options: TRunAgentOptions): Promise<TAgentOutcome
     }
     return summary;
   };
+
+  if (options.resume) {
+    const { resume } = options;
+    const context = { ...options.toolContext, signal };
+    const pending = resume.toolCalls.find((call) => call.id === resume.decided.callId);
+    if (pending) {
+      emit({ type: "tool-start", stepId: resume.decided.step.id, stepKey: resume.decided.step.key, call: pending });
+      const { result } = await finishCall(options, messages, pending, resume.decided.step, async () =>
+        resume.decided.decision === "approve"
+          ? executeTool(options.tools, pending, context)
+          : observation(`Denied by the user${resume.decided.reason ? `: ${resume.decided.reason}` : "."} Do not retry this call; ask the user or take another approach.`),
+      );
+      messages.push({ role: "tool", toolCallId: pending.id, toolName: pending.name, content: result.content, isError: result.isError });
+    }
+    const remaining = resume.toolCalls.filter((call) => call.id !== resume.decided.callId && !resume.finishedCallIds.has(call.id));
+    const paused = await runToolPhase(options, messages, resume.modelStep, remaining);
+    if (paused) return paused;
+  }
 
   for (let iteration = 1; iteration <= options.maxIterations; iteration++) {
     if (signal.aborted) return { status: "aborted" };
@@ -180,29 +288,8 @@ export async function runAgent(options: TRunAgentOptions): Promise<TAgentOutcome
     messages.push({ role: "assistant", text, toolCalls });
     if (!toolCalls.length) return { status: "completed", text };
 
-    for (const batch of planToolBatches(toolCalls, options.tools, options.maxParallelTools)) {
-      const results = await Promise.all(
-        batch.map(async (call) => {
-          const toolStep = await recorder.toolCallStarted(call, step);
-          emit({ type: "tool-start", stepId: toolStep.id, stepKey: toolStep.key, call });
-          const started = performance.now();
-          let result: { content: TContentPart[]; isError: boolean };
-          try {
-            result = await executeTool(options.tools, call, { ...options.toolContext, signal });
-          } catch (error) {
-            result = observation(signal.aborted ? "Stopped by the user before the tool finished." : `Tool ${call.name} failed: ${String(error)}`);
-          }
-          const durationMs = Math.round(performance.now() - started);
-          await recorder.toolCallFinished(toolStep, { ...result, durationMs });
-          emit({ type: "tool-end", stepId: toolStep.id, stepKey: toolStep.key, callId: call.id, output: textOf(result.content), content: result.content, isError: result.isError, durationMs });
-          return { call, result };
-        }),
-      );
-      for (const { call, result } of results) {
-        messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: result.content, isError: result.isError });
-      }
-      if (signal.aborted) return { status: "aborted" };
-    }
+    const paused = await runToolPhase(options, messages, step, toolCalls);
+    if (paused) return paused;
   }
   const notice = `Stopped after ${options.maxIterations} model calls without a final answer (the agent.maxIterations limit). Send another message to let the agent continue.`;
   await recorder.note(notice);

@@ -23,6 +23,11 @@ const ZProviderSettings = z.strictObject({
   maxOutputTokens: z.int().min(16).max(200_000).default(4_096),
 });
 
+const ZApprovalDecision = z.enum(["allow", "ask", "deny"]);
+
+const DEFAULT_WRITE_EXTENSIONS = [".md", ".txt", ".json", ".yaml", ".yml", ".csv", ".tsv", ".html", ".css", ".js", ".mjs", ".ts", ".tsx", ".jsx", ".py", ".xml", ".sql", ".toml", ".ini"];
+const DEFAULT_READ_EXTENSIONS = [...DEFAULT_WRITE_EXTENSIONS, ".log", ".sh", ".go", ".rs", ".java", ".c", ".h", ".cpp", ".rb", ".php"];
+
 export const ZBehaviourConfig = z.strictObject({
   auth: z
     .strictObject({
@@ -59,6 +64,52 @@ export const ZBehaviourConfig = z.strictObject({
       attemptTimeoutSeconds: z.number().min(1).max(3_600).default(60),
       openai: ZProviderSettings.prefault({ model: "gpt-4o-mini", contextWindowTokens: 128_000 }),
       anthropic: ZProviderSettings.prefault({ model: "claude-sonnet-5", contextWindowTokens: 200_000 }),
+    })
+    .prefault({}),
+  workspace: z
+    .strictObject({
+      /** Extensions (lower case, with the dot; "" = no extension) the file tools may read. */
+      readExtensions: z.array(z.string()).default(DEFAULT_READ_EXTENSIONS),
+      /** Extensions the file tools may write; scripts such as .sh are left out on purpose. */
+      writeExtensions: z.array(z.string()).default(DEFAULT_WRITE_EXTENSIONS),
+      maxReadBytes: z.int().min(1_024).max(100 * 1024 * 1024).default(1024 * 1024),
+      maxWriteBytes: z.int().min(1_024).max(100 * 1024 * 1024).default(1024 * 1024),
+    })
+    .prefault({}),
+  tools: z
+    .strictObject({
+      /** delete_file is off unless enabled here. */
+      deleteFile: z.boolean().default(false),
+    })
+    .prefault({}),
+  sandbox: z
+    .strictObject({
+      /** auto = bubblewrap where `bwrap` is installed, otherwise none (no shell tool). */
+      mode: z.enum(["auto", "bubblewrap", "e2b", "none"]).default("auto"),
+      timeoutSeconds: z.int().min(1).max(3_600).default(30),
+      maxOutputBytes: z.int().min(1_024).max(10 * 1024 * 1024).default(64 * 1024),
+      memoryMegabytes: z.int().min(64).max(65_536).default(1_024),
+      cpuSeconds: z.int().min(1).max(3_600).default(60),
+      e2b: z
+        .strictObject({
+          template: z.string().default("base"),
+          /** A session's remote sandbox is killed after this long without use. */
+          idleMinutes: z.int().min(1).max(1_440).default(10),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  approvals: z
+    .strictObject({
+      /** What happens to a tool call of each risk level: allow, ask the session owner, or deny. */
+      read: ZApprovalDecision.default("allow"),
+      write: ZApprovalDecision.default("ask"),
+      execute: ZApprovalDecision.default("ask"),
+      external: ZApprovalDecision.default("ask"),
+      /** Per-tool overrides by tool name, e.g. { delete_file: deny }. */
+      tools: z.record(z.string(), ZApprovalDecision).default({}),
+      /** A pending approval older than this counts as denied. */
+      expireMinutes: z.int().min(1).max(10_080).default(60),
     })
     .prefault({}),
   logging: z

@@ -6,6 +6,7 @@ import { rollbackSession } from "./rollback-session";
 import { followRun, isRunActive, markInterruptedIfStale, startRun, type TStartRunOptions } from "./run-session";
 import { getSessionOrThrow, stepKey } from "./sessions";
 import { listSteps, parseStepKey, toStepSummary } from "./steps";
+import { runBangCommand } from "./bang-command";
 import { textReply, toUiChunks } from "./ui-stream";
 
 /**
@@ -26,6 +27,7 @@ const HELP = [
   "- `/rollback <step>` — drop that step and everything after it (e.g. `/rollback s0003`)",
   "- `/fork <step> [title]` — a new session with the history up to and including that step",
   "- `/resume` — continue an interrupted run",
+  "- `!<command>` — run a shell command in your sandbox yourself, without the model (e.g. `!ls -la`)",
 ].join("\n");
 
 export function formatSteps(steps: ReturnType<typeof toStepSummary>[]): string {
@@ -48,7 +50,7 @@ export async function resumeSession(options: { userId: string; sessionId: string
   if (session.status !== "FAILED" || session.statusReason !== "interrupted") {
     throw new AppError("conflict", "Only an interrupted run can be resumed. Send a new message instead.");
   }
-  await startRun({ session, providers: options.providers, tools: options.tools });
+  await startRun({ session, input: { kind: "resume" }, providers: options.providers, tools: options.tools });
   return runChunks(session.id, options.signal);
 }
 
@@ -86,7 +88,8 @@ export async function handleChatMessage(
         return textReply(`Unknown command ${command}.\n\n${HELP}`);
     }
   }
-  await startRun({ session, text, providers: options.providers, tools: options.tools });
+  if (text.startsWith("!")) return runBangCommand({ session, command: text.slice(1).trim() });
+  await startRun({ session, input: { kind: "message", text }, providers: options.providers, tools: options.tools });
   return runChunks(session.id, options.signal);
 }
 

@@ -1,5 +1,5 @@
-import type { Step } from "@/lib/db/generated/client";
-import type { TContentPart, TMessage, TToolCall } from "@/lib/providers/types";
+import type { Approval, Step } from "@/lib/db/generated/client";
+import { textOf, type TContentPart, type TMessage, type TToolCall } from "@/lib/providers/types";
 import { stepKey } from "./sessions";
 
 /**
@@ -11,7 +11,7 @@ import { stepKey } from "./sessions";
  */
 export type TStoredUserInput = { text: string };
 export type TStoredModelOutput = { text: string; toolCalls: TToolCall[] };
-export type TStoredToolInput = { toolCallId: string; name: string; arguments: unknown };
+export type TStoredToolInput = { toolCallId: string; name: string; arguments: unknown; bang?: boolean };
 export type TStoredToolOutput = { content: TContentPart[]; isError: boolean; durationMs?: number };
 
 export const INTERRUPTED_TOOL_OBSERVATION =
@@ -32,7 +32,11 @@ function indexToolSteps(steps: Step[]): Map<string, Step> {
   return index;
 }
 
-export function buildHistory(steps: Step[]): TMessage[] {
+/**
+ * `openCallIds`: calls of an interrupted turn that the caller is about to finish (an approval
+ * decision); their results are left for it to append instead of being synthesised.
+ */
+export function buildHistory(steps: Step[], options: { openCallIds?: Set<string> } = {}): TMessage[] {
   const messages: TMessage[] = [];
   const results = indexToolSteps(steps);
   for (const step of steps) {
@@ -42,6 +46,7 @@ export function buildHistory(steps: Step[]): TMessage[] {
       const output = step.output as TStoredModelOutput;
       messages.push({ role: "assistant", text: output.text, toolCalls: output.toolCalls });
       for (const call of output.toolCalls) {
+        if (options.openCallIds?.has(call.id)) continue;
         const result = results.get(toolStepKey(step.id, call.id));
         let content: TContentPart[];
         let isError = true;
@@ -54,6 +59,11 @@ export function buildHistory(steps: Step[]): TMessage[] {
         } else content = [{ type: "text", text: INTERRUPTED_TOOL_OBSERVATION }];
         messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content, isError });
       }
+    } else if (step.type === "TOOL_CALL" && (step.input as TStoredToolInput).bang) {
+      // A command the user ran themselves with "!": context for the model, not a call it made.
+      const command = ((step.input as TStoredToolInput).arguments as { command: string }).command;
+      const output = step.output ? textOf((step.output as TStoredToolOutput).content) : "(no output recorded)";
+      messages.push({ role: "user", content: [{ type: "text", text: `[I ran a command in my sandbox myself: ${command}]\n${output}` }] });
     } else if (step.type === "SYSTEM_NOTE" && (step.input as { forModel?: boolean } | null)?.forModel) {
       messages.push({ role: "user", content: [{ type: "text", text: (step.input as { text: string }).text }] });
     }
@@ -75,7 +85,34 @@ export type TUiPart =
       errorText?: string;
     }
   | { type: "data-notice"; data: { text: string; tone: "info" | "warning" | "error" } }
-  | { type: "data-step"; data: { key: string; kind: string } };
+  | { type: "data-step"; data: { key: string; kind: string } }
+  | { type: "data-approval"; data: TApprovalView };
+
+/** An approval as the chat shows it: what will happen, and the owner's buttons while pending. */
+export type TApprovalView = {
+  approvalId: string;
+  toolCallId: string;
+  toolName: string;
+  risk: string;
+  preview: unknown;
+  status: "pending" | "approved" | "denied" | "expired";
+  reason: string | null;
+  expiresAt: string;
+};
+
+export function toApprovalView(approval: Approval): TApprovalView {
+  const expired = approval.status === "PENDING" && approval.expiresAt.getTime() < Date.now();
+  return {
+    approvalId: approval.id,
+    toolCallId: approval.toolCallId,
+    toolName: approval.toolName,
+    risk: approval.risk,
+    preview: approval.preview,
+    status: expired ? "expired" : (approval.status.toLowerCase() as TApprovalView["status"]),
+    reason: approval.reason,
+    expiresAt: approval.expiresAt.toISOString(),
+  };
+}
 
 export type TUiMessage = { id: string; role: "user" | "assistant"; parts: TUiPart[]; metadata?: Record<string, unknown> };
 
@@ -93,8 +130,9 @@ function toolOutputForUi(step: Step | undefined): { state: "input-available" | "
   };
 }
 
-export function buildUiMessages(steps: Step[]): TUiMessage[] {
+export function buildUiMessages(steps: Step[], approvals: Approval[] = []): TUiMessage[] {
   const messages: TUiMessage[] = [];
+  const approvalByStep = new Map(approvals.map((approval) => [approval.stepId, approval]));
   const toolSteps = indexToolSteps(steps);
   let assistant: TUiMessage | undefined;
   const currentAssistant = (step: Step) => {
@@ -117,11 +155,20 @@ export function buildUiMessages(steps: Step[]): TUiMessage[] {
         for (const call of output.toolCalls) {
           const tool = toolSteps.get(toolStepKey(step.id, call.id));
           message.parts.push({ type: "dynamic-tool", toolName: call.name, toolCallId: call.id, input: call.arguments, ...toolOutputForUi(tool) });
+          const approval = tool ? approvalByStep.get(tool.id) : undefined;
+          if (approval) message.parts.push({ type: "data-approval", data: toApprovalView(approval) });
         }
         message.metadata = { ...message.metadata, provider: step.provider, model: step.model };
       } else if (step.status === "FAILED") {
         message.parts.push({ type: "data-notice", data: { text: step.error ?? "The model call failed.", tone: "error" } });
       }
+    } else if (step.type === "TOOL_CALL" && (step.input as TStoredToolInput).bang) {
+      const input = step.input as TStoredToolInput;
+      messages.push({ id: `bang-${step.id}`, role: "user", parts: [{ type: "text", text: `!${(input.arguments as { command: string }).command}` }] });
+      assistant = { id: `assistant-${step.id}`, role: "assistant", parts: [{ type: "step-start" }] };
+      messages.push(assistant);
+      assistant.parts.push({ type: "dynamic-tool", toolName: input.name, toolCallId: input.toolCallId, input: input.arguments, ...toolOutputForUi(step) });
+      assistant = undefined;
     } else if (step.type === "SYSTEM_NOTE") {
       const input = step.input as { text: string; tone?: "info" | "warning" | "error" };
       currentAssistant(step).parts.push({ type: "data-notice", data: { text: input.text, tone: input.tone ?? "info" } });

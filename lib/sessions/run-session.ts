@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { runAgent, type TAgentEvent, type TAgentOutcome, type TAgentRecorder } from "@/lib/agent/run-agent";
+import { runAgent, type TAgentEvent, type TAgentOutcome, type TAgentRecorder, type TResumeTurn } from "@/lib/agent/run-agent";
 import { buildSystemPrompt } from "@/lib/agent/system-prompt";
-import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { decideToolCall } from "@/lib/approvals/policy";
+import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
-import type { ChatSession, Prisma } from "@/lib/db/generated/client";
+import type { ChatSession, Prisma, Step } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import { configuredProviders, retryPolicy } from "@/lib/providers/registry";
@@ -81,7 +82,7 @@ function handle(step: { id: string; seq: number }) {
   return { id: step.id, key: stepKey(step.seq) };
 }
 
-function createRecorder(session: ChatSession): TAgentRecorder {
+function createRecorder(session: ChatSession, config: TBehaviourConfig): TAgentRecorder {
   const base = { sessionId: session.id, userId: session.userId };
   return {
     async modelCallStarted({ iteration }) {
@@ -113,44 +114,106 @@ function createRecorder(session: ChatSession): TAgentRecorder {
     async note(text) {
       await recordStep({ ...base, type: "SYSTEM_NOTE", name: "note", status: "COMPLETED", input: { text, tone: "warning" } });
     },
+    async approvalRequested(call, step, details) {
+      const expiresAt = new Date(Date.now() + config.approvals.expireMinutes * 60_000);
+      const approval = await db().approval.create({
+        data: {
+          userId: session.userId,
+          sessionId: session.id,
+          stepId: step.id,
+          toolName: call.name,
+          toolCallId: call.id,
+          risk: details.risk,
+          arguments: (call.arguments ?? {}) as Prisma.InputJsonValue,
+          preview: details.preview as unknown as Prisma.InputJsonValue,
+          expiresAt,
+        },
+      });
+      return { approvalId: approval.id, expiresAt };
+    },
   };
 }
 
 export const RESUME_INSTRUCTION =
   "[The previous run was interrupted by a server restart. Continue the task from the conversation above. Tool calls marked as interrupted did not complete and were not re-run: check their effect before repeating them.]";
 
+/** What starts a run: a new message, a resume after a crash, or the owner's approval decision. */
+export type TRunInput =
+  | { kind: "message"; text: string }
+  | { kind: "resume" }
+  | { kind: "approval"; approvalId: string; decision: "approve" | "deny"; reason?: string };
+
 export type TStartRunOptions = {
   session: ChatSession;
-  /** The new user message; omitted for a resume. */
-  text?: string;
+  input: TRunInput;
   /** Tests inject providers and tools; the app uses the configured ones. */
   providers?: TProvider[];
   tools?: ToolRegistry;
 };
 
+const SESSION_BUSY = "This session is already running. Wait for it to finish or press Stop.";
+
+/** Claims the session for this process and writes the run's first step, by input kind. */
+async function claimForRun(session: ChatSession, input: TRunInput): Promise<{ userStep?: string }> {
+  const lease = { runnerId: RUNNER_ID, leaseExpiresAt: new Date(Date.now() + LEASE_MS) };
+  if (input.kind === "approval") {
+    // Only a session paused for approval continues this way; the approval row was decided just before.
+    const { count } = await db().chatSession.updateMany({
+      where: { id: session.id, userId: session.userId, status: "PAUSED" },
+      data: { status: "RUNNING", statusReason: null, ...lease },
+    });
+    if (count === 0) throw new AppError("conflict", SESSION_BUSY);
+    return {};
+  }
+  const claimed = await claimSessionAndRecordStep({
+    sessionId: session.id,
+    userId: session.userId,
+    ...lease,
+    title: input.kind === "message" ? input.text.replace(/\s+/g, " ").trim().slice(0, 60) || null : null,
+    step:
+      input.kind === "message"
+        ? { type: "USER_INPUT", name: "user", input: { text: input.text } }
+        : { type: "SYSTEM_NOTE", name: "resume", input: { text: RESUME_INSTRUCTION, forModel: true, tone: "info" } },
+  });
+  if (!claimed) {
+    const current = await db().chatSession.findUnique({ where: { id: session.id }, select: { status: true } });
+    if (current?.status === "PAUSED") throw new AppError("conflict", "This session is waiting for your approval. Approve or deny the pending action first.");
+    throw new AppError("conflict", SESSION_BUSY);
+  }
+  return { userStep: input.kind === "message" ? stepKey(claimed.seq) : undefined };
+}
+
+/** For a run that continues after an approval decision: the turn it interrupted. */
+async function resumeTurnFor(session: ChatSession, input: TRunInput & { kind: "approval" }, steps: Step[]): Promise<TResumeTurn> {
+  const approval = await db().approval.findUniqueOrThrow({ where: { id: input.approvalId } });
+  const toolStep = steps.find((step) => step.id === approval.stepId);
+  const modelStep = steps.find((step) => step.id === toolStep?.parentStepId);
+  if (!toolStep || !modelStep) throw new AppError("conflict", "The step this approval belongs to no longer exists (was the session rolled back?).");
+  const toolCalls = (modelStep.output as TStoredModelOutput).toolCalls;
+  const finishedCallIds = new Set(
+    steps
+      .filter((step) => step.type === "TOOL_CALL" && step.parentStepId === modelStep.id && step.status !== "RUNNING")
+      .map((step) => (step.input as TStoredToolInput).toolCallId),
+  );
+  return {
+    modelStep: { id: modelStep.id, key: stepKey(modelStep.seq) },
+    toolCalls,
+    finishedCallIds,
+    decided: { callId: approval.toolCallId, step: { id: toolStep.id, key: stepKey(toolStep.seq) }, decision: input.decision, reason: input.reason },
+  };
+}
+
 /**
- * Starts a run and returns at once. Claims the session atomically (INIT/SUCCESS/FAILED → RUNNING),
- * so two requests cannot run the same session at the same time.
+ * Starts a run and returns at once. Claiming the session is atomic (INIT/SUCCESS/FAILED → RUNNING,
+ * or PAUSED → RUNNING for an approval), so two requests cannot run the same session at once.
  */
 export async function startRun(options: TStartRunOptions): Promise<{ runId: string }> {
-  const { session } = options;
+  const { session, input } = options;
   const providers = options.providers ?? configuredProviders();
   if (!providers.length) {
     throw new AppError("unavailable", "No model provider is configured. An administrator needs to set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_BASE_URL (see the README).");
   }
-  const firstStep =
-    options.text !== undefined
-      ? { type: "USER_INPUT" as const, name: "user", input: { text: options.text } }
-      : { type: "SYSTEM_NOTE" as const, name: "resume", input: { text: RESUME_INSTRUCTION, forModel: true, tone: "info" } };
-  const claimed = await claimSessionAndRecordStep({
-    sessionId: session.id,
-    userId: session.userId,
-    runnerId: RUNNER_ID,
-    leaseExpiresAt: new Date(Date.now() + LEASE_MS),
-    title: options.text !== undefined ? options.text.replace(/\s+/g, " ").trim().slice(0, 60) || null : null,
-    step: firstStep,
-  });
-  if (!claimed) throw new AppError("conflict", "This session is already running. Wait for it to finish or press Stop.");
+  const { userStep } = await claimForRun(session, input);
 
   const run: TRun = {
     id: randomUUID(),
@@ -167,8 +230,6 @@ export async function startRun(options: TStartRunOptions): Promise<{ runId: stri
     for (const wake of [...run.listeners]) wake();
   };
   activeRuns.set(session.id, run);
-
-  const userStep = options.text !== undefined ? stepKey(claimed.seq) : undefined;
   emit({ type: "run-start", runId: run.id, sessionId: session.id, userStep });
 
   const heartbeat = setInterval(() => {
@@ -183,31 +244,38 @@ export async function startRun(options: TStartRunOptions): Promise<{ runId: stri
     try {
       const config = getBehaviourConfig();
       const tools = options.tools ?? defaultToolRegistry();
-      const history = buildHistory(await listSteps({ sessionId: session.id, userId: session.userId }));
+      const steps = await listSteps({ sessionId: session.id, userId: session.userId });
+      const resume = input.kind === "approval" ? await resumeTurnFor(session, input, steps) : undefined;
+      const openCallIds = resume ? new Set(resume.toolCalls.filter((call) => !resume.finishedCallIds.has(call.id)).map((call) => call.id)) : undefined;
+      const { allowedTools } = await db().chatSession.findUniqueOrThrow({ where: { id: session.id }, select: { allowedTools: true } });
       outcome = await runAgent({
         providers,
         retryPolicy: retryPolicy(config),
         tools,
         system: buildSystemPrompt({ tools, instructions: config.agent.instructions }),
-        history,
+        history: buildHistory(steps, { openCallIds }),
         maxIterations: config.agent.maxIterations,
         maxParallelTools: config.agent.maxParallelTools,
         signal: run.controller.signal,
         toolContext: { userId: session.userId, sessionId: session.id },
-        recorder: createRecorder(session),
+        recorder: createRecorder(session, config),
         emit,
+        authorize: (_call, tool) => decideToolCall({ tool, config, allowedTools }),
+        resume,
       });
     } catch (error) {
       log.error("run crashed", { sessionId: session.id, error });
-      outcome = { status: "failed", error: "The run failed unexpectedly. Try again; if it keeps happening, tell an administrator." };
+      outcome = { status: "failed", error: error instanceof AppError ? error.message : "The run failed unexpectedly. Try again; if it keeps happening, tell an administrator." };
     }
     clearInterval(heartbeat);
     const final =
       outcome.status === "completed" || outcome.status === "max-iterations"
         ? { status: "SUCCESS" as const, statusReason: outcome.status === "max-iterations" ? "stopped at the iteration limit" : null }
-        : outcome.status === "aborted"
-          ? { status: "FAILED" as const, statusReason: "stopped by the user" }
-          : { status: "FAILED" as const, statusReason: outcome.error };
+        : outcome.status === "paused"
+          ? { status: "PAUSED" as const, statusReason: "waiting for approval" }
+          : outcome.status === "aborted"
+            ? { status: "FAILED" as const, statusReason: "stopped by the user" }
+            : { status: "FAILED" as const, statusReason: outcome.error };
     try {
       if (outcome.status === "aborted") {
         await recordStep({ sessionId: session.id, userId: session.userId, type: "SYSTEM_NOTE", name: "stop", status: "COMPLETED", input: { text: "Stopped by the user.", tone: "warning" } });

@@ -64,6 +64,21 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
           dynamic: true,
         };
         break;
+      case "approval-request":
+        yield {
+          type: "data-approval",
+          data: {
+            approvalId: event.approvalId,
+            toolCallId: event.call.id,
+            toolName: event.call.name,
+            risk: event.risk,
+            preview: event.preview,
+            status: "pending",
+            reason: null,
+            expiresAt: event.expiresAt,
+          },
+        } as UIMessageChunk;
+        break;
       case "notice":
         yield* closeText();
         yield { type: "data-notice", data: { text: event.text, tone: "warning" } } as UIMessageChunk;
@@ -72,6 +87,7 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
         yield* closeText();
         if (event.outcome.status === "failed") yield { type: "error", errorText: event.outcome.error };
         if (event.outcome.status === "aborted") yield { type: "data-notice", data: { text: "Stopped by the user.", tone: "warning" } } as UIMessageChunk;
+        if (event.outcome.status === "paused") yield { type: "data-notice", data: { text: "Waiting for your approval.", tone: "info" } } as UIMessageChunk;
         break;
     }
   }

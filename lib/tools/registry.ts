@@ -12,12 +12,17 @@ export type TToolContext = { userId: string; sessionId: string; signal: AbortSig
 
 export type TToolResult = { content: TContentPart[]; isError?: boolean };
 
+/** What an approval card shows before the call runs. */
+export type TToolPreview = { title: string; command?: string; path?: string; diff?: string; detail?: string };
+
 export type TTool<TInput = unknown> = {
   name: string;
   description: string;
   input: z.ZodType<TInput>;
   risk: TToolRisk;
   execute: (input: TInput, context: TToolContext) => Promise<TToolResult | string>;
+  /** Describes the call for a person deciding whether to approve it; defaults to the arguments. */
+  preview?: (input: TInput, context: TToolContext) => Promise<TToolPreview>;
 };
 
 export function defineTool<TSchema extends z.ZodType>(tool: {
@@ -26,6 +31,7 @@ export function defineTool<TSchema extends z.ZodType>(tool: {
   input: TSchema;
   risk: TToolRisk;
   execute: (input: z.infer<TSchema>, context: TToolContext) => Promise<TToolResult | string>;
+  preview?: (input: z.infer<TSchema>, context: TToolContext) => Promise<TToolPreview>;
 }): TTool {
   if (!/^[a-z][a-z0-9_]{0,63}$/.test(tool.name)) throw new Error(`tool name "${tool.name}" must be snake_case ASCII`);
   return tool as unknown as TTool;

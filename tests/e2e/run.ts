@@ -10,6 +10,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { startFakeLlm } from "../fake-llm/server";
 import { findChromium, HOW_TO_GET_CHROMIUM } from "./chromium";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -78,6 +79,8 @@ async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; 
 async function runAgainst(database: "pglite" | "postgres", chromium: string, extraArgs: string[]): Promise<number> {
   const dataDirectory = await mkdtemp(path.join(os.tmpdir(), "xclaw-e2e-"));
   const port = await freePort();
+  // The model: a fake LLM server the tests script over HTTP (tests/fake-llm/README.md).
+  const fake = await startFakeLlm();
   const baseUrl = `http://localhost:${port}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -85,7 +88,12 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
     XCLAW_DATA_DIR: dataDirectory,
     NEXTAUTH_URL: baseUrl,
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    OPENAI_BASE_URL: fake.openaiBaseUrl,
+    OPENAI_API_KEY: "e2e-key",
+    XCLAW_PROVIDERS: "openai",
   };
+  delete env.ANTHROPIC_API_KEY;
+  delete env.ANTHROPIC_BASE_URL;
   delete env.NEXTAUTH_SECRET;
   let postgres: Awaited<ReturnType<typeof createPostgresDatabase>> | undefined;
   if (database === "postgres") {
@@ -104,6 +112,7 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
       ...env,
       E2E_BASE_URL: baseUrl,
       E2E_DATABASE: database,
+      E2E_FAKE_LLM_URL: fake.url,
       CHROMIUM_PATH: chromium,
     });
   } catch (error) {
@@ -111,6 +120,7 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
     return 1;
   } finally {
     await stopServer(server);
+    await fake.close();
     await postgres?.drop().catch(() => {});
     await rm(dataDirectory, { recursive: true, force: true });
   }

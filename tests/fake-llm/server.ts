@@ -94,8 +94,26 @@ export async function startFakeLlm(options: { port?: number } = {}): Promise<TFa
     response.end();
   }
 
+  // Lets a test in another process (Playwright specs) script this server over HTTP.
+  async function handleControl(request: IncomingMessage, path: string, response: ServerResponse) {
+    if (request.method === "GET" && path === "/_control/requests") return sendJson(response, 200, { requests });
+    if (request.method !== "POST") return sendJson(response, 405, { error: "use POST" });
+    if (path === "/_control/reset") {
+      fake.reset();
+      return sendJson(response, 200, { ok: true });
+    }
+    if (path === "/_control/script") {
+      const body = JSON.parse((await readBody(request)) || "{}") as { replies?: TFakeReply[] };
+      if (!Array.isArray(body.replies)) return sendJson(response, 400, { error: "send {replies: [...]}" });
+      fake.script(body.replies);
+      return sendJson(response, 200, { ok: true, queued: body.replies.length });
+    }
+    return sendJson(response, 404, { error: `no control route ${path}` });
+  }
+
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const path = (request.url ?? "/").split("?")[0] ?? "/";
+    if (path.startsWith("/_control/")) return handleControl(request, path, response);
     const api = routeOf(request.method ?? "GET", path);
     if (request.method === "GET" && path === "/v1/models") return sendJson(response, 200, openAiModelsBody(Math.floor(Date.now() / 1000)));
     if (!api) return sendJson(response, 404, openAiErrorBody(404, `fake-llm: no route for ${request.method} ${path}`));
@@ -156,7 +174,7 @@ export async function startFakeLlm(options: { port?: number } = {}): Promise<TFa
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
 
-  return {
+  const fake: TFakeLlm = {
     url,
     openaiBaseUrl: `${url}/v1`,
     anthropicBaseUrl: url,
@@ -182,6 +200,7 @@ export async function startFakeLlm(options: { port?: number } = {}): Promise<TFa
       await closed;
     },
   };
+  return fake;
 }
 
 function routeOf(method: string, path: string): TFakeApi | undefined {

@@ -6,6 +6,7 @@ import { GET as getSteps } from "@/app/api/sessions/[id]/steps/route";
 import { POST as stop } from "@/app/api/sessions/[id]/stop/route";
 import { db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/sessions/run-session";
+import { defaultToolRegistry } from "@/lib/tools/default-tools";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { call, createUser, ORIGIN } from "../support/http";
 import { readUiStream } from "../support/ui-stream";
@@ -65,7 +66,9 @@ describe("POST /api/chat", () => {
     expect(request.headers.authorization).toBe("Bearer test-openai-key");
     expect(request.body.messages[0].role).toBe("system");
     expect(request.body.messages.at(-1)).toEqual({ role: "user", content: "Hi!" });
-    expect(request.body.tools.map((tool: { function: { name: string } }) => tool.function.name).sort()).toEqual(["calculator", "current_time"]);
+    // Every registered tool reaches the provider, from the one registry.
+    expect(request.body.tools.map((tool: { function: { name: string } }) => tool.function.name).sort()).toEqual(defaultToolRegistry().names().sort());
+    expect(request.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(expect.arrayContaining(["calculator", "current_time", "write_file", "shell"]));
 
     const steps = (await call(getSteps, "/x", { cookie, params: { id: sessionId } })).json.steps;
     expect(steps.map((step: { key: string; type: string; status: string }) => [step.key, step.type, step.status])).toEqual([
@@ -111,7 +114,7 @@ describe("POST /api/chat", () => {
     ]);
     await readUiStream(await sendChat(cookie, sessionId, "go"));
     const tools = fake.requests[1]!.body.messages.filter((message: { role: string }) => message.role === "tool");
-    expect(tools[0].content).toBe("ERROR: Unknown tool \"launch_rockets\". Available tools: current_time, calculator.");
+    expect(tools[0].content).toBe(`ERROR: Unknown tool "launch_rockets". Available tools: ${defaultToolRegistry().names().join(", ")}.`);
     expect(tools[1].content).toMatch(/^ERROR: Invalid arguments for calculator: .*expression/s);
     expect(tools[2].content).toMatch(/^ERROR: The arguments for calculator are not valid JSON/);
   });

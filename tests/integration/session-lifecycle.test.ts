@@ -248,7 +248,7 @@ describe("Anthropic provider", () => {
     expect(first.api).toBe("anthropic");
     expect(first.body.system[0]).toMatchObject({ type: "text", cache_control: { type: "ephemeral" } });
     expect(first.body.system[0].text).toContain("You are xclaw");
-    expect(first.body.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(["calculator", "current_time"]);
+    expect(first.body.tools.map((tool: { name: string }) => tool.name)).toEqual(expect.arrayContaining(["calculator", "current_time", "write_file"]));
     const second = fake.requests[1]!.body.messages;
     expect(second[1].content[0]).toMatchObject({ type: "tool_use", name: "calculator", input: { expression: "3^2" } });
     expect(second[2].content[0]).toMatchObject({ type: "tool_result", tool_use_id: second[1].content[0].id, is_error: false });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { estimateTextTokens, fitToContextWindow, splitIntoTurns } from "@/lib/agent/context-window";
-import { planToolBatches } from "@/lib/agent/run-agent";
 import { backoffDelayMs, classifyError, parseRetryAfter, ProviderChainError, streamWithFallback, type TChainEvent } from "@/lib/providers/provider-chain";
 import type { TMessage, TModelEvent, TProvider } from "@/lib/providers/types";
 import { evaluateExpression } from "@/lib/tools/calculator";
@@ -50,14 +49,6 @@ describe("tool registry", () => {
     expect(() => registry.register(defineTool({ name: "greet", description: "", input: z.object({}), risk: "read", execute: async () => "" }))).toThrow(/registered twice/);
   });
 
-  it("runs consecutive read-only calls together and everything else alone, in order", () => {
-    const tool = (name: string, risk: "read" | "write") => defineTool({ name, description: "", input: z.object({}), risk, execute: async () => "" });
-    const registry = new ToolRegistry().register(tool("read_a", "read")).register(tool("read_b", "read")).register(tool("write_c", "write"));
-    const call = (name: string) => ({ id: name, name, arguments: {} });
-    const batches = planToolBatches([call("read_a"), call("read_b"), call("write_c"), call("read_a"), call("unknown"), call("read_b")], registry, 4);
-    expect(batches.map((batch) => batch.map((item) => item.name))).toEqual([["read_a", "read_b"], ["write_c"], ["read_a"], ["unknown"], ["read_b"]]);
-    expect(planToolBatches([call("read_a"), call("read_b"), call("read_a")], registry, 2).map((batch) => batch.length)).toEqual([2, 1]);
-  });
 });
 
 describe("retry policy", () => {

@@ -1,4 +1,4 @@
--- CreateExtension
+-- pgvector for memory search; created by hand (see the note in schema.prisma).
 CREATE EXTENSION IF NOT EXISTS "vector";
 
 -- CreateEnum

@@ -1,6 +1,3 @@
--- CreateExtension
-CREATE EXTENSION IF NOT EXISTS "vector";
-
 -- CreateEnum
 CREATE TYPE "ChatSessionStatus" AS ENUM ('INIT', 'RUNNING', 'PAUSED', 'SUCCESS', 'FAILED');
 

@@ -1,21 +1,14 @@
 import { z } from "zod";
 import { requireUser } from "@/lib/auth/authenticate";
 import { readJson, route } from "@/lib/http/route";
-import { buildUiMessages } from "@/lib/sessions/history";
-import { isRunActive, markInterruptedIfStale } from "@/lib/sessions/run-session";
-import { deleteSession, getSessionOrThrow, renameSession, toSessionSummary, ZSessionTitle } from "@/lib/sessions/sessions";
-import { listSteps } from "@/lib/sessions/steps";
+import { getSessionView } from "@/lib/sessions/session-view";
+import { deleteSession, renameSession, toSessionSummary, ZSessionTitle } from "@/lib/sessions/sessions";
 
 const ZUpdateSession = z.strictObject({ title: ZSessionTitle });
 
 export const GET = route<{ id: string }>(async (request, { params }) => {
   const { user } = await requireUser(request);
-  const session = await markInterruptedIfStale(await getSessionOrThrow({ userId: user.id, sessionId: params.id }));
-  const steps = await listSteps({ sessionId: session.id, userId: user.id });
-  return Response.json({
-    session: { ...toSessionSummary(session), live: isRunActive(session.id), interrupted: session.status === "FAILED" && session.statusReason === "interrupted" },
-    messages: buildUiMessages(steps),
-  });
+  return Response.json(await getSessionView({ userId: user.id, sessionId: params.id }));
 });
 
 export const PATCH = route<{ id: string }>(async (request, { params }) => {

@@ -1,0 +1,20 @@
+import type { TBehaviourConfig } from "@/lib/config/behaviour";
+import type { TTool } from "@/lib/tools/registry";
+
+/**
+ * One approval policy for every tool, built-in or added later (plugins, browser): a tool declares
+ * its risk, xclaw.yaml maps risks (and single tools) to allow / ask / deny, and the session owner
+ * can "always allow" a tool for one session. Only this function and the owner's decision decide;
+ * nothing the model writes (in text or in tool arguments) is consulted.
+ */
+export type TPolicyDecision = "allow" | "ask" | "deny";
+
+export function decideToolCall(options: { tool: TTool | undefined; config: TBehaviourConfig; allowedTools: string[] }): TPolicyDecision {
+  const { tool, config } = options;
+  // Unknown tools are answered with an observation; nothing runs.
+  if (!tool) return "allow";
+  const override = config.approvals.tools[tool.name];
+  if (override === "deny") return "deny";
+  if (options.allowedTools.includes(tool.name)) return "allow";
+  return override ?? config.approvals[tool.risk];
+}

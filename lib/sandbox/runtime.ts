@@ -1,0 +1,77 @@
+import path from "node:path";
+import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
+import { dataDirectory } from "@/lib/config/environment";
+import { BubblewrapSandbox, findBubblewrap } from "./bubblewrap-sandbox";
+import { E2bSandbox, RemoteWorkspace } from "./e2b-sandbox";
+import type { TSandbox } from "./types";
+import { Workspace, type TWorkspaceFiles, type TWorkspaceLimits } from "./workspace-files";
+
+/**
+ * The sandbox router: which sandbox runs commands (xclaw.yaml `sandbox.mode`) and where the file
+ * tools read and write. With no usable sandbox there is no shell tool at all, and `reason` says
+ * why so the UI can tell the user. Model-issued commands never run on the host.
+ */
+export type TSandboxRuntime = {
+  mode: "bubblewrap" | "e2b" | "none";
+  reason?: string;
+  sandbox?: TSandbox;
+  limits: TWorkspaceLimits;
+  workspaceFor(userId: string, sessionId: string): TWorkspaceFiles;
+};
+
+export function workspaceRoot(userId: string): string {
+  if (!/^[0-9a-f-]{36}$/.test(userId)) throw new Error("workspace owner must be a user id");
+  return path.join(dataDirectory(), "workspaces", userId);
+}
+
+export function createSandboxRuntime(config: TBehaviourConfig, overrides: { e2b?: E2bSandbox } = {}): TSandboxRuntime {
+  const limits: TWorkspaceLimits = {
+    readExtensions: config.workspace.readExtensions.map((extension) => extension.toLowerCase()),
+    writeExtensions: config.workspace.writeExtensions.map((extension) => extension.toLowerCase()),
+    maxReadBytes: config.workspace.maxReadBytes,
+    maxWriteBytes: config.workspace.maxWriteBytes,
+  };
+  const local = (userId: string) => new Workspace(workspaceRoot(userId), limits);
+  const { mode } = config.sandbox;
+  if (mode === "none") {
+    return { mode: "none", reason: "The administrator turned the shell off (sandbox.mode: none).", limits, workspaceFor: local };
+  }
+  if (mode === "e2b") {
+    if (!overrides.e2b && !process.env.E2B_API_KEY && !process.env.E2B_DOMAIN && !process.env.E2B_API_URL) {
+      return { mode: "none", reason: "sandbox.mode is e2b, but E2B_API_KEY / E2B_DOMAIN are not set.", limits, workspaceFor: local };
+    }
+    const sandbox =
+      overrides.e2b ??
+      new E2bSandbox({ template: config.sandbox.e2b.template, idleMs: config.sandbox.e2b.idleMinutes * 60_000, maxOutputBytes: config.sandbox.maxOutputBytes });
+    return {
+      mode: "e2b",
+      sandbox,
+      limits,
+      workspaceFor: (userId, sessionId) => new RemoteWorkspace(() => sandbox.sandboxFor(userId, sessionId), limits),
+    };
+  }
+  const bwrap = findBubblewrap();
+  if (!bwrap) {
+    return {
+      mode: "none",
+      reason: "No sandbox is available: bubblewrap is not installed (apt-get install bubblewrap), so the shell is off.",
+      limits,
+      workspaceFor: local,
+    };
+  }
+  const sandbox = new BubblewrapSandbox({
+    workspaceRoot,
+    maxOutputBytes: config.sandbox.maxOutputBytes,
+    memoryMegabytes: config.sandbox.memoryMegabytes,
+    cpuSeconds: config.sandbox.cpuSeconds,
+    bwrapPath: bwrap,
+  });
+  return { mode: "bubblewrap", sandbox, limits, workspaceFor: local };
+}
+
+let cached: { config: TBehaviourConfig; runtime: TSandboxRuntime } | undefined;
+
+export function sandboxRuntime(config = getBehaviourConfig()): TSandboxRuntime {
+  if (cached?.config !== config) cached = { config, runtime: createSandboxRuntime(config) };
+  return cached.runtime;
+}

@@ -1,0 +1,291 @@
+import { constants as FS, type Stats } from "node:fs";
+import { lstat, mkdir, open, readdir, readlink, realpath, unlink, type FileHandle } from "node:fs/promises";
+import path from "node:path";
+import { AppError } from "@/lib/errors";
+
+/**
+ * Safe file access inside one user's workspace directory, for the file tools.
+ *
+ * Every path is resolved against the workspace root and checked twice: before use (lexically, then
+ * the real path of the deepest existing ancestor, so symlinks are followed) and after opening (the
+ * kernel's own name for the opened descriptor, /proc/self/fd/N), so a directory swapped for a
+ * symlink between check and use is caught. Files are opened relative to an already verified
+ * directory descriptor (through /proc/self/fd/N/name, Node's stand-in for openat) with O_NOFOLLOW,
+ * so a final symlink is never followed and nothing is created outside. Files with more than one
+ * hard link are refused: a hard link can point at a file outside the workspace.
+ */
+export type TWorkspaceLimits = {
+  readExtensions: string[];
+  writeExtensions: string[];
+  maxReadBytes: number;
+  maxWriteBytes: number;
+};
+
+export class WorkspacePathError extends AppError {
+  constructor(message: string) {
+    super("bad_request", message);
+    this.name = "WorkspacePathError";
+  }
+}
+
+const MAX_PATH_LENGTH = 1_024;
+
+function inside(root: string, candidate: string): boolean {
+  return candidate === root || candidate.startsWith(root + path.sep);
+}
+
+/** Lexical checks and normalisation; returns the path relative to the workspace root ("" = root). */
+export function normalizeWorkspacePath(root: string, requested: string): string {
+  if (typeof requested !== "string") throw new WorkspacePathError("The path must be a string.");
+  if (requested.includes("\0")) throw new WorkspacePathError("The path contains a NUL byte.");
+  if (requested.length > MAX_PATH_LENGTH) throw new WorkspacePathError(`The path is longer than ${MAX_PATH_LENGTH} characters.`);
+  const trimmed = requested.trim();
+  let relative = trimmed;
+  if (path.isAbsolute(trimmed)) {
+    const absolute = path.resolve(trimmed);
+    if (!inside(root, absolute)) {
+      throw new WorkspacePathError(`"${requested}" is outside your workspace. Use a path relative to the workspace, e.g. notes/todo.md.`);
+    }
+    relative = path.relative(root, absolute);
+  }
+  const resolved = path.resolve(root, relative || ".");
+  if (!inside(root, resolved)) throw new WorkspacePathError(`"${requested}" is outside your workspace ("..").`);
+  return path.relative(root, resolved);
+}
+
+/** The real path of the deepest ancestor of `target` that exists (symlinks followed). */
+async function realAncestor(target: string): Promise<{ real: string; missing: string[] }> {
+  const missing: string[] = [];
+  let current = target;
+  while (true) {
+    try {
+      return { real: await realpath(current), missing };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      missing.unshift(path.basename(current));
+      const parent = path.dirname(current);
+      if (parent === current) throw error;
+      current = parent;
+    }
+  }
+}
+
+async function descriptorPath(handle: FileHandle): Promise<string> {
+  return readlink(`/proc/self/fd/${handle.fd}`);
+}
+
+export function extensionOf(name: string): string {
+  const base = path.basename(name).toLowerCase();
+  const dot = base.lastIndexOf(".");
+  return dot > 0 ? base.slice(dot) : "";
+}
+
+export function assertExtension(relative: string, allowed: string[], verb: "read" | "write") {
+  const extension = extensionOf(relative);
+  if (!allowed.includes(extension)) {
+    const shown = extension || "(no extension)";
+    throw new WorkspacePathError(`Files of type ${shown} cannot be ${verb === "read" ? "read" : "written"} by this tool. Allowed: ${allowed.join(", ")}.`);
+  }
+}
+
+export type TListEntry = { name: string; type: "file" | "directory" | "symlink" | "other"; size: number };
+
+/** What the file tools need from a workspace, local (this file) or remote (e2b-sandbox.ts). */
+export interface TWorkspaceFiles {
+  readText(requested: string): Promise<{ relative: string; text: string; bytes: number }>;
+  readTextIfExists(requested: string): Promise<string | undefined>;
+  writeText(requested: string, text: string): Promise<{ relative: string; bytes: number; created: boolean }>;
+  deleteFile(requested: string): Promise<string>;
+  list(requested?: string): Promise<{ relative: string; entries: TListEntry[] }>;
+}
+
+export class Workspace implements TWorkspaceFiles {
+  private realRoot: string | undefined;
+
+  constructor(
+    readonly root: string,
+    readonly limits: TWorkspaceLimits,
+  ) {}
+
+  private async rootReal(): Promise<string> {
+    if (!this.realRoot) {
+      await mkdir(this.root, { recursive: true, mode: 0o700 });
+      this.realRoot = await realpath(this.root);
+    }
+    return this.realRoot;
+  }
+
+  /** Opens the directory that will hold `relative`, verified to be inside the workspace. */
+  private async openParent(relative: string, create: boolean): Promise<{ dir: FileHandle; name: string; shown: string }> {
+    const root = await this.rootReal();
+    const name = path.basename(relative);
+    if (!relative || name === "." || name === "..") throw new WorkspacePathError("Give a file name, not a directory.");
+    const parentRelative = path.dirname(relative);
+    const { real, missing } = await realAncestor(path.join(root, parentRelative));
+    if (!inside(root, real)) throw new WorkspacePathError(`"${relative}" leads outside your workspace through a symlink.`);
+    if (missing.length && !create) throw new AppError("not_found", `No such file: ${relative}`);
+    let dir = await open(real, FS.O_RDONLY | FS.O_DIRECTORY);
+    try {
+      if (!inside(root, await descriptorPath(dir))) throw new WorkspacePathError(`"${relative}" leads outside your workspace through a symlink.`);
+      // Missing directories are created one at a time below the verified descriptor, never following links.
+      for (const component of missing) {
+        const next = `/proc/self/fd/${dir.fd}/${component}`;
+        await mkdir(next, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== "EEXIST") throw error;
+        });
+        const child = await open(next, FS.O_RDONLY | FS.O_DIRECTORY | FS.O_NOFOLLOW).catch(() => {
+          throw new WorkspacePathError(`"${relative}" goes through a symlink or a file where a folder should be.`);
+        });
+        await dir.close();
+        dir = child;
+      }
+      return { dir, name, shown: relative };
+    } catch (error) {
+      await dir.close();
+      throw error;
+    }
+  }
+
+  private async verifyOpenedFile(handle: FileHandle, relative: string): Promise<Stats> {
+    const root = await this.rootReal();
+    if (!inside(root, await descriptorPath(handle))) throw new WorkspacePathError(`"${relative}" is outside your workspace.`);
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new WorkspacePathError(`"${relative}" is not a regular file.`);
+    if (stats.nlink > 1) throw new WorkspacePathError(`"${relative}" has several hard links and is refused (a hard link can point outside the workspace).`);
+    return stats;
+  }
+
+  private async openFile(requested: string, flags: number, verb: "read" | "write") {
+    const root = await this.rootReal();
+    const relative = normalizeWorkspacePath(root, requested);
+    assertExtension(relative, verb === "read" ? this.limits.readExtensions : this.limits.writeExtensions, verb);
+    const { dir, name } = await this.openParent(relative, verb === "write");
+    try {
+      const handle = await open(`/proc/self/fd/${dir.fd}/${name}`, flags | FS.O_NOFOLLOW, 0o600).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ELOOP") throw new WorkspacePathError(`"${relative}" is a symlink; symlinks are not followed.`);
+        if (error.code === "ENOENT") throw new AppError("not_found", `No such file: ${relative}`);
+        if (error.code === "EISDIR") throw new WorkspacePathError(`"${relative}" is a directory.`);
+        throw error;
+      });
+      return { handle, relative };
+    } finally {
+      await dir.close();
+    }
+  }
+
+  async readText(requested: string): Promise<{ relative: string; text: string; bytes: number }> {
+    const { handle, relative } = await this.openFile(requested, FS.O_RDONLY, "read");
+    try {
+      const stats = await this.verifyOpenedFile(handle, relative);
+      if (stats.size > this.limits.maxReadBytes) {
+        throw new AppError("payload_too_large", `"${relative}" is ${stats.size} bytes; the limit for reading is ${this.limits.maxReadBytes} bytes.`);
+      }
+      const buffer = Buffer.alloc(stats.size);
+      const { bytesRead } = await handle.read(buffer, 0, stats.size, 0);
+      const data = buffer.subarray(0, bytesRead);
+      if (looksBinary(data)) throw new WorkspacePathError(`"${relative}" is a binary file; only text files can be read.`);
+      return { relative, text: data.toString("utf8"), bytes: bytesRead };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Reads a file if it exists (for diffs in approval previews); undefined when it does not. */
+  async readTextIfExists(requested: string): Promise<string | undefined> {
+    try {
+      return (await this.readText(requested)).text;
+    } catch (error) {
+      if ((error as AppError).code === "not_found") return undefined;
+      throw error;
+    }
+  }
+
+  async writeText(requested: string, text: string): Promise<{ relative: string; bytes: number; created: boolean }> {
+    const bytes = Buffer.byteLength(text, "utf8");
+    if (bytes > this.limits.maxWriteBytes) {
+      throw new AppError("payload_too_large", `The content is ${bytes} bytes; the limit for writing is ${this.limits.maxWriteBytes} bytes.`);
+    }
+    let created = false;
+    // Open without creating first, so an existing file is never replaced through a race.
+    const { handle, relative } = await this.openFile(requested, FS.O_WRONLY, "write").catch(async (error: AppError) => {
+      if (error.code !== "not_found") throw error;
+      created = true;
+      return this.openFile(requested, FS.O_WRONLY | FS.O_CREAT | FS.O_EXCL, "write");
+    });
+    try {
+      await this.verifyOpenedFile(handle, relative);
+      // Truncate only after the descriptor is verified to be ours.
+      await handle.truncate(0);
+      await handle.write(text, 0, "utf8");
+      return { relative, bytes, created };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async deleteFile(requested: string): Promise<string> {
+    const { handle, relative } = await this.openFile(requested, FS.O_RDONLY, "write");
+    try {
+      await this.verifyOpenedFile(handle, relative);
+    } finally {
+      await handle.close();
+    }
+    const { dir, name } = await this.openParent(relative, false);
+    try {
+      await unlink(`/proc/self/fd/${dir.fd}/${name}`);
+    } finally {
+      await dir.close();
+    }
+    return relative;
+  }
+
+  async list(requested = "."): Promise<{ relative: string; entries: TListEntry[] }> {
+    const root = await this.rootReal();
+    const relative = normalizeWorkspacePath(root, requested);
+    const { real } = await realAncestor(path.join(root, relative));
+    if (!inside(root, real)) throw new WorkspacePathError(`"${requested}" leads outside your workspace through a symlink.`);
+    const dir = await open(real, FS.O_RDONLY | FS.O_DIRECTORY).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") throw new AppError("not_found", `No such folder: ${relative || "."}`);
+      if (error.code === "ENOTDIR") throw new WorkspacePathError(`"${relative}" is a file, not a folder.`);
+      throw error;
+    });
+    try {
+      const verified = await descriptorPath(dir);
+      if (!inside(root, verified)) throw new WorkspacePathError(`"${requested}" leads outside your workspace through a symlink.`);
+      const names = (await readdir(`/proc/self/fd/${dir.fd}`)).sort();
+      const entries = await Promise.all(
+        names.slice(0, 1_000).map(async (name) => {
+          const stats = await lstat(`/proc/self/fd/${dir.fd}/${name}`);
+          const type = stats.isSymbolicLink() ? "symlink" : stats.isDirectory() ? "directory" : stats.isFile() ? "file" : "other";
+          return { name, type: type as "file" | "directory" | "symlink" | "other", size: stats.isFile() ? stats.size : 0 };
+        }),
+      );
+      return { relative: relative || ".", entries };
+    } finally {
+      await dir.close();
+    }
+  }
+}
+
+/** NUL bytes or invalid UTF-8 in the first 8 KiB mean binary. */
+export function looksBinary(data: Buffer): boolean {
+  const sample = data.subarray(0, 8_192);
+  if (sample.includes(0)) return true;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(sample.length === data.length ? sample : trimPartialCharacter(sample));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function trimPartialCharacter(sample: Buffer): Buffer {
+  // A sample cut in the middle of a multi-byte character is not binary.
+  let end = sample.length;
+  for (let back = 1; back <= 3 && end - back >= 0; back++) {
+    const byte = sample[end - back]!;
+    if ((byte & 0xc0) === 0xc0) return sample.subarray(0, end - back);
+    if ((byte & 0x80) === 0) break;
+  }
+  return sample;
+}
