@@ -34,23 +34,35 @@ function inside(root: string, candidate: string): boolean {
   return candidate === root || candidate.startsWith(root + path.sep);
 }
 
-/** Lexical checks and normalisation; returns the path relative to the workspace root ("" = root). */
-export function normalizeWorkspacePath(root: string, requested: string): string {
+const MAX_NAME_BYTES = 255;
+
+/**
+ * Lexical checks and normalisation; returns the path relative to the workspace root ("" = root).
+ * `aliases` are other spellings of the root (the configured path when the root is reached through
+ * a symlink) that absolute paths may use.
+ */
+export function normalizeWorkspacePath(root: string, requested: string, aliases: string[] = []): string {
   if (typeof requested !== "string") throw new WorkspacePathError("The path must be a string.");
   if (requested.includes("\0")) throw new WorkspacePathError("The path contains a NUL byte.");
   if (requested.length > MAX_PATH_LENGTH) throw new WorkspacePathError(`The path is longer than ${MAX_PATH_LENGTH} characters.`);
+  // Models often pad paths with spaces; a file name with leading or trailing spaces is never meant.
   const trimmed = requested.trim();
   let relative = trimmed;
   if (path.isAbsolute(trimmed)) {
     const absolute = path.resolve(trimmed);
-    if (!inside(root, absolute)) {
+    const base = [root, ...aliases].find((candidate) => inside(candidate, absolute));
+    if (!base) {
       throw new WorkspacePathError(`"${requested}" is outside your workspace. Use a path relative to the workspace, e.g. notes/todo.md.`);
     }
-    relative = path.relative(root, absolute);
+    relative = path.relative(base, absolute);
   }
   const resolved = path.resolve(root, relative || ".");
   if (!inside(root, resolved)) throw new WorkspacePathError(`"${requested}" is outside your workspace ("..").`);
-  return path.relative(root, resolved);
+  const normalized = path.relative(root, resolved);
+  if (normalized.split(path.sep).some((name) => Buffer.byteLength(name) > MAX_NAME_BYTES)) {
+    throw new WorkspacePathError(`A name in "${requested}" is longer than ${MAX_NAME_BYTES} bytes.`);
+  }
+  return normalized;
 }
 
 /** The real path of the deepest ancestor of `target` that exists (symlinks followed). */
@@ -61,7 +73,11 @@ async function realAncestor(target: string): Promise<{ real: string; missing: st
     try {
       return { real: await realpath(current), missing };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      // Missing, or a file / symlink loop where a folder should be: judge the part that resolves.
+      // Walking up (instead of failing) also keeps the answer the same whatever lies outside.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ELOOP") throw new WorkspacePathError("The path goes through a symlink loop.");
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
       missing.unshift(path.basename(current));
       const parent = path.dirname(current);
       if (parent === current) throw error;
@@ -115,6 +131,10 @@ export class Workspace implements TWorkspaceFiles {
     return this.realRoot;
   }
 
+  private async normalize(requested: string): Promise<string> {
+    return normalizeWorkspacePath(await this.rootReal(), requested, [path.resolve(this.root)]);
+  }
+
   /** Opens the directory that will hold `relative`, verified to be inside the workspace. */
   private async openParent(relative: string, create: boolean): Promise<{ dir: FileHandle; name: string; shown: string }> {
     const root = await this.rootReal();
@@ -124,14 +144,18 @@ export class Workspace implements TWorkspaceFiles {
     const { real, missing } = await realAncestor(path.join(root, parentRelative));
     if (!inside(root, real)) throw new WorkspacePathError(`"${relative}" leads outside your workspace through a symlink.`);
     if (missing.length && !create) throw new AppError("not_found", `No such file: ${relative}`);
-    let dir = await open(real, FS.O_RDONLY | FS.O_DIRECTORY);
+    let dir = await open(real, FS.O_RDONLY | FS.O_DIRECTORY).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOTDIR") throw new WorkspacePathError(`"${relative}" goes through a file where a folder should be.`);
+      if (error.code === "ENOENT") throw new AppError("not_found", `No such file: ${relative}`);
+      throw error;
+    });
     try {
       if (!inside(root, await descriptorPath(dir))) throw new WorkspacePathError(`"${relative}" leads outside your workspace through a symlink.`);
       // Missing directories are created one at a time below the verified descriptor, never following links.
       for (const component of missing) {
         const next = `/proc/self/fd/${dir.fd}/${component}`;
         await mkdir(next, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== "EEXIST") throw error;
+          if (error.code !== "EEXIST") throw new WorkspacePathError(`Cannot create the folder for "${relative}" (${error.code}).`);
         });
         const child = await open(next, FS.O_RDONLY | FS.O_DIRECTORY | FS.O_NOFOLLOW).catch(() => {
           throw new WorkspacePathError(`"${relative}" goes through a symlink or a file where a folder should be.`);
@@ -156,15 +180,20 @@ export class Workspace implements TWorkspaceFiles {
   }
 
   private async openFile(requested: string, flags: number, verb: "read" | "write") {
-    const root = await this.rootReal();
-    const relative = normalizeWorkspacePath(root, requested);
+    const relative = await this.normalize(requested);
+    const name = path.basename(relative);
+    if (!relative || name === "." || name === "..") throw new WorkspacePathError("Give a file name, not a folder.");
     assertExtension(relative, verb === "read" ? this.limits.readExtensions : this.limits.writeExtensions, verb);
-    const { dir, name } = await this.openParent(relative, verb === "write");
+    const { dir } = await this.openParent(relative, verb === "write" && (flags & FS.O_CREAT) !== 0);
     try {
-      const handle = await open(`/proc/self/fd/${dir.fd}/${name}`, flags | FS.O_NOFOLLOW, 0o600).catch((error: NodeJS.ErrnoException) => {
+      // O_NONBLOCK: opening a FIFO (mkfifo from the sandbox) must not wait forever for a peer;
+      // it changes nothing for regular files, and the checks after opening refuse anything else.
+      const handle = await open(`/proc/self/fd/${dir.fd}/${name}`, flags | FS.O_NOFOLLOW | FS.O_NONBLOCK, 0o600).catch((error: NodeJS.ErrnoException) => {
         if (error.code === "ELOOP") throw new WorkspacePathError(`"${relative}" is a symlink; symlinks are not followed.`);
         if (error.code === "ENOENT") throw new AppError("not_found", `No such file: ${relative}`);
         if (error.code === "EISDIR") throw new WorkspacePathError(`"${relative}" is a directory.`);
+        if (error.code === "ENXIO") throw new WorkspacePathError(`"${relative}" is not a regular file.`);
+        if (error.code === "EEXIST") throw new AppError("conflict", `"${relative}" was created by something else at the same moment; try again.`);
         throw error;
       });
       return { handle, relative };
@@ -210,7 +239,12 @@ export class Workspace implements TWorkspaceFiles {
     const { handle, relative } = await this.openFile(requested, FS.O_WRONLY, "write").catch(async (error: AppError) => {
       if (error.code !== "not_found") throw error;
       created = true;
-      return this.openFile(requested, FS.O_WRONLY | FS.O_CREAT | FS.O_EXCL, "write");
+      return this.openFile(requested, FS.O_WRONLY | FS.O_CREAT | FS.O_EXCL, "write").catch((second: AppError) => {
+        // Someone created it between our two opens: open what is there now (and verify it).
+        if (second.code !== "conflict") throw second;
+        created = false;
+        return this.openFile(requested, FS.O_WRONLY, "write");
+      });
     });
     try {
       await this.verifyOpenedFile(handle, relative);
@@ -241,9 +275,10 @@ export class Workspace implements TWorkspaceFiles {
 
   async list(requested = "."): Promise<{ relative: string; entries: TListEntry[] }> {
     const root = await this.rootReal();
-    const relative = normalizeWorkspacePath(root, requested);
-    const { real } = await realAncestor(path.join(root, relative));
+    const relative = await this.normalize(requested);
+    const { real, missing } = await realAncestor(path.join(root, relative));
     if (!inside(root, real)) throw new WorkspacePathError(`"${requested}" leads outside your workspace through a symlink.`);
+    if (missing.length) throw new AppError("not_found", `No such folder: ${relative}`);
     const dir = await open(real, FS.O_RDONLY | FS.O_DIRECTORY).catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT") throw new AppError("not_found", `No such folder: ${relative || "."}`);
       if (error.code === "ENOTDIR") throw new WorkspacePathError(`"${relative}" is a file, not a folder.`);
@@ -281,7 +316,7 @@ export function looksBinary(data: Buffer): boolean {
 
 function trimPartialCharacter(sample: Buffer): Buffer {
   // A sample cut in the middle of a multi-byte character is not binary.
-  let end = sample.length;
+  const end = sample.length;
   for (let back = 1; back <= 3 && end - back >= 0; back++) {
     const byte = sample[end - back]!;
     if ((byte & 0xc0) === 0xc0) return sample.subarray(0, end - back);
