@@ -2,6 +2,7 @@ import { z } from "zod";
 import { db } from "@/lib/db/client";
 import type { ChatSession } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
+import { sandboxRuntime } from "@/lib/sandbox/runtime";
 
 /** Chat sessions, always looked up together with their owner: another user's id is simply "not found". */
 export type TSessionSummary = {
@@ -62,4 +63,6 @@ export async function deleteSession(options: { userId: string; sessionId: string
   const session = await getSessionOrThrow(options);
   if (session.status === "RUNNING") throw new AppError("conflict", "This session is running. Stop it before deleting it.");
   await db().chatSession.delete({ where: { id: session.id } });
+  // A remote sandbox belongs to its session and ends with it.
+  await sandboxRuntime().sandbox?.releaseSession(session.id);
 }

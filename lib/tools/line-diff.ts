@@ -25,10 +25,11 @@ export function unifiedDiff(before: string, after: string, options: { path: stri
   while (i < a.length || j < b.length) {
     if (i < a.length && j < b.length && a[i] === b[j]) {
       lines.push({ kind: " ", text: a[i]!, oldLine: i++, newLine: j++ });
-    } else if (j < b.length && (i >= a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
-      lines.push({ kind: "+", text: b[j]!, oldLine: i, newLine: j++ });
-    } else {
+    } else if (i < a.length && (j >= b.length || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
+      // Removals before additions, as diff(1) shows them.
       lines.push({ kind: "-", text: a[i]!, oldLine: i++, newLine: j });
+    } else {
+      lines.push({ kind: "+", text: b[j]!, oldLine: i, newLine: j++ });
     }
   }
   const context = options.context ?? 3;
