@@ -3,7 +3,7 @@ import { fitToContextWindow } from "./context-window";
 import { streamWithFallback, type TRetryPolicy } from "@/lib/providers/provider-chain";
 import { textOf, type TContentPart, type TMessage, type TProvider, type TToolCall, type TUsage } from "@/lib/providers/types";
 import type { TPolicyDecision } from "@/lib/approvals/policy";
-import type { ToolRegistry, TTool, TToolContext, TToolPreview } from "@/lib/tools/registry";
+import { riskOfCall, type ToolRegistry, type TTool, type TToolContext, type TToolPreview } from "@/lib/tools/registry";
 
 /**
  * The agent loop, the same for every kind of run: call the model, run the tools it asks for, feed
@@ -161,13 +161,17 @@ async function runToolPhase(options: TRunAgentOptions, messages: TMessage[], mod
       const tool = options.tools.get(call.name);
       options.emit({ type: "tool-start", stepId: step.id, stepKey: step.key, call });
       const preview = await previewFor(tool, call, context);
-      const { approvalId, expiresAt } = await options.recorder.approvalRequested(call, step, { risk: tool?.risk ?? "execute", preview });
-      options.emit({ type: "approval-request", approvalId, stepKey: step.key, call, risk: tool?.risk ?? "execute", preview, expiresAt: expiresAt.toISOString() });
+      const risk = tool ? riskOfCall(tool, call.arguments) : "execute";
+      const { approvalId, expiresAt } = await options.recorder.approvalRequested(call, step, { risk, preview });
+      options.emit({ type: "approval-request", approvalId, stepKey: step.key, call, risk, preview, expiresAt: expiresAt.toISOString() });
       return { status: "paused", approvalId };
     }
     // Consecutive allowed read-only calls run together; anything else runs alone.
     const batch: number[] = [index];
-    const readOnly = (at: number) => decisions[at] === "allow" && options.tools.get(calls[at]!.name)?.risk === "read";
+    const readOnly = (at: number) => {
+      const tool = options.tools.get(calls[at]!.name);
+      return decisions[at] === "allow" && tool !== undefined && riskOfCall(tool, calls[at]!.arguments) === "read";
+    };
     if (readOnly(index)) {
       while (batch.length < options.maxParallelTools && index + batch.length < calls.length && readOnly(index + batch.length)) batch.push(index + batch.length);
     }

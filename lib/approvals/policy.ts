@@ -1,5 +1,5 @@
 import type { TBehaviourConfig } from "@/lib/config/behaviour";
-import type { TTool } from "@/lib/tools/registry";
+import { riskOfCall, type TTool } from "@/lib/tools/registry";
 
 /**
  * One approval policy for every tool, built-in or added later (plugins, browser): a tool declares
@@ -9,12 +9,12 @@ import type { TTool } from "@/lib/tools/registry";
  */
 export type TPolicyDecision = "allow" | "ask" | "deny";
 
-export function decideToolCall(options: { tool: TTool | undefined; config: TBehaviourConfig; allowedTools: string[] }): TPolicyDecision {
+export function decideToolCall(options: { tool: TTool | undefined; input: unknown; config: TBehaviourConfig; allowedTools: string[] }): TPolicyDecision {
   const { tool, config } = options;
   // Unknown tools are answered with an observation; nothing runs.
   if (!tool) return "allow";
   const override = config.approvals.tools[tool.name];
   if (override === "deny") return "deny";
   if (options.allowedTools.includes(tool.name)) return "allow";
-  return override ?? config.approvals[tool.risk];
+  return override ?? config.approvals[riskOfCall(tool, options.input)];
 }

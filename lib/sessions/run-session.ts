@@ -260,7 +260,7 @@ export async function startRun(options: TStartRunOptions): Promise<{ runId: stri
         toolContext: { userId: session.userId, sessionId: session.id },
         recorder: createRecorder(session, config),
         emit,
-        authorize: (_call, tool) => decideToolCall({ tool, config, allowedTools }),
+        authorize: (call, tool) => decideToolCall({ tool, input: call.arguments, config, allowedTools }),
         resume,
       });
     } catch (error) {

@@ -23,6 +23,11 @@ export type TTool<TInput = unknown> = {
   execute: (input: TInput, context: TToolContext) => Promise<TToolResult | string>;
   /** Describes the call for a person deciding whether to approve it; defaults to the arguments. */
   preview?: (input: TInput, context: TToolContext) => Promise<TToolPreview>;
+  /**
+   * The risk of one particular call when it depends on the arguments (a click on a "Pay" button is
+   * riskier than a click on a link); `risk` is used when this is absent.
+   */
+  riskOf?: (input: TInput) => TToolRisk;
 };
 
 export function defineTool<TSchema extends z.ZodType>(tool: {
@@ -32,6 +37,7 @@ export function defineTool<TSchema extends z.ZodType>(tool: {
   risk: TToolRisk;
   execute: (input: z.infer<TSchema>, context: TToolContext) => Promise<TToolResult | string>;
   preview?: (input: z.infer<TSchema>, context: TToolContext) => Promise<TToolPreview>;
+  riskOf?: (input: z.infer<TSchema>) => TToolRisk;
 }): TTool {
   if (!/^[a-z][a-z0-9_]{0,63}$/.test(tool.name)) throw new Error(`tool name "${tool.name}" must be snake_case ASCII`);
   return tool as unknown as TTool;
@@ -65,4 +71,12 @@ export class ToolRegistry {
       return { name: tool.name, description: tool.description, inputSchema: schema };
     });
   }
+}
+
+/** The risk of one call: the tool's own judgement of these arguments, else its declared risk. */
+export function riskOfCall(tool: TTool, input: unknown): TToolRisk {
+  if (!tool.riskOf) return tool.risk;
+  const parsed = tool.input.safeParse(input ?? {});
+  // Arguments that do not parse will not run; the declared risk is the honest answer for them.
+  return parsed.success ? tool.riskOf(parsed.data) : tool.risk;
 }
