@@ -244,10 +244,12 @@ export async function startRun(options: TStartRunOptions): Promise<{ runId: stri
     try {
       const config = getBehaviourConfig();
       const tools = options.tools ?? defaultToolRegistry();
-      const steps = await listSteps({ sessionId: session.id, userId: session.userId });
+      const [steps, { allowedTools }] = await Promise.all([
+        listSteps({ sessionId: session.id, userId: session.userId }),
+        db().chatSession.findUniqueOrThrow({ where: { id: session.id }, select: { allowedTools: true } }),
+      ]);
       const resume = input.kind === "approval" ? await resumeTurnFor(session, input, steps) : undefined;
       const openCallIds = resume ? new Set(resume.toolCalls.filter((call) => !resume.finishedCallIds.has(call.id)).map((call) => call.id)) : undefined;
-      const { allowedTools } = await db().chatSession.findUniqueOrThrow({ where: { id: session.id }, select: { allowedTools: true } });
       outcome = await runAgent({
         providers,
         retryPolicy: retryPolicy(config),

@@ -49,6 +49,7 @@ export class ToolRegistry {
   register(tool: TTool): this {
     if (this.tools.has(tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
     this.tools.set(tool.name, tool);
+    this.cachedDefinitions = undefined;
     return this;
   }
 
@@ -64,12 +65,15 @@ export class ToolRegistry {
     return [...this.tools.values()];
   }
 
+  private cachedDefinitions: TToolDefinition[] | undefined;
+
   definitions(): TToolDefinition[] {
-    return this.list().map((tool) => {
+    this.cachedDefinitions ??= this.list().map((tool) => {
       const schema = z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Record<string, unknown>;
       delete schema.$schema;
       return { name: tool.name, description: tool.description, inputSchema: schema };
     });
+    return this.cachedDefinitions;
   }
 }
 
