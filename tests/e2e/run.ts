@@ -113,6 +113,7 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
       E2E_BASE_URL: baseUrl,
       E2E_DATABASE: database,
       E2E_FAKE_LLM_URL: fake.url,
+      E2E_DATA_DIR: dataDirectory,
       CHROMIUM_PATH: chromium,
     });
   } catch (error) {

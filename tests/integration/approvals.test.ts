@@ -214,3 +214,15 @@ describe("bang commands", () => {
     expect(seen[0].content).toMatch(/^\[I ran a command in my sandbox myself: echo bang/);
   });
 });
+
+describe("GET /api/capabilities", () => {
+  it("tells the signed-in user about providers and the sandbox, and nobody else", async () => {
+    const { GET } = await import("@/app/api/capabilities/route");
+    const { call } = await import("../support/http");
+    const { cookie } = await createUser();
+    const response = await call(GET, "/api/capabilities", { cookie });
+    expect(response.json).toMatchObject({ configured: true, sandbox: { mode: "bubblewrap", shell: true, reason: null } });
+    expect(JSON.stringify(response.json)).not.toContain("test-openai-key");
+    expect((await call(GET, "/api/capabilities")).status).toBe(401);
+  });
+});
