@@ -6,12 +6,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { startFakeLlm } from "../fake-llm/server";
 import { findChromium, HOW_TO_GET_CHROMIUM } from "./chromium";
+import { freePort } from "../support/free-port";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 
@@ -22,16 +22,6 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 async function waitForHealth(url: string, server: ChildProcess, seconds: number) {
   const deadline = Date.now() + seconds * 1000;

@@ -1,18 +1,17 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { POST as chat } from "@/app/api/chat/route";
 import { GET as getSession } from "@/app/api/sessions/[id]/route";
-import { GET as listSessionsRoute, POST as createSessionRoute } from "@/app/api/sessions/route";
+import { GET as listSessionsRoute } from "@/app/api/sessions/route";
 import { GET as getSteps } from "@/app/api/sessions/[id]/steps/route";
 import { POST as stop } from "@/app/api/sessions/[id]/stop/route";
 import { db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/sessions/run-session";
 import { defaultToolRegistry } from "@/lib/tools/default-tools";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
-import { call, createUser, ORIGIN } from "../support/http";
+import { chatResponse as sendChat, clearProviderEnvironment, newSession, useFakeProvider } from "../support/chat";
+import { call, createUser } from "../support/http";
 import { readUiStream } from "../support/ui-stream";
 
 let fake: TFakeLlm;
-const savedEnv = { ...process.env };
 
 beforeAll(async () => {
   fake = await startFakeLlm();
@@ -20,34 +19,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake.close();
 });
-beforeEach(() => {
-  process.env.OPENAI_BASE_URL = fake.openaiBaseUrl;
-  process.env.OPENAI_API_KEY = "test-openai-key";
-  process.env.ANTHROPIC_BASE_URL = fake.anthropicBaseUrl;
-  process.env.ANTHROPIC_API_KEY = "test-anthropic-key";
-  process.env.XCLAW_PROVIDERS = "openai";
-});
+beforeEach(() => useFakeProvider(fake));
 afterEach(() => {
   fake.reset();
-  for (const key of ["OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "XCLAW_PROVIDERS"]) {
-    if (savedEnv[key] === undefined) delete process.env[key];
-    else process.env[key] = savedEnv[key];
-  }
+  clearProviderEnvironment();
 });
-
-async function newSession(cookie: string) {
-  const created = await call(createSessionRoute, "/api/sessions", { cookie, body: {} });
-  expect(created.status).toBe(201);
-  return created.json.session.id as string;
-}
-
-async function sendChat(cookie: string, sessionId: string, text: string) {
-  const headers = new Headers({ host: "localhost:3000", origin: ORIGIN, cookie, "content-type": "application/json" });
-  const response = await chat(new Request(`${ORIGIN}/api/chat`, { method: "POST", headers, body: JSON.stringify({ sessionId, text }) }), {
-    params: Promise.resolve({}) as Promise<never>,
-  });
-  return response;
-}
 
 describe("POST /api/chat", () => {
   it("streams text from the model and persists the exchange as steps", async () => {

@@ -1,48 +1,28 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { POST as chat } from "@/app/api/chat/route";
 import { DELETE as deleteSessionRoute, GET as getSession, PATCH as renameSessionRoute } from "@/app/api/sessions/[id]/route";
 import { POST as fork } from "@/app/api/sessions/[id]/fork/route";
 import { POST as resume } from "@/app/api/sessions/[id]/resume/route";
 import { POST as rollback } from "@/app/api/sessions/[id]/rollback/route";
 import { GET as getSteps } from "@/app/api/sessions/[id]/steps/route";
-import { POST as createSessionRoute } from "@/app/api/sessions/route";
 import { db } from "@/lib/db/client";
 import { INTERRUPTED_TOOL_OBSERVATION } from "@/lib/sessions/history";
 import { RESUME_INSTRUCTION, waitForRun } from "@/lib/sessions/run-session";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
+import { clearProviderEnvironment, newSession, sendChat, useFakeProvider } from "../support/chat";
 import { call, createUser, ORIGIN } from "../support/http";
 import { readUiStream } from "../support/ui-stream";
 
 let fake: TFakeLlm;
-const PROVIDER_ENV = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "XCLAW_PROVIDERS"] as const;
 
 beforeAll(async () => {
   fake = await startFakeLlm();
 });
 afterAll(async () => fake.close());
-beforeEach(() => {
-  process.env.OPENAI_BASE_URL = fake.openaiBaseUrl;
-  process.env.OPENAI_API_KEY = "k";
-  process.env.ANTHROPIC_BASE_URL = fake.anthropicBaseUrl;
-  process.env.ANTHROPIC_API_KEY = "k";
-  process.env.XCLAW_PROVIDERS = "openai";
-});
+beforeEach(() => useFakeProvider(fake));
 afterEach(() => {
   fake.reset();
-  for (const key of PROVIDER_ENV) delete process.env[key];
+  clearProviderEnvironment();
 });
-
-async function newSession(cookie: string) {
-  return (await call(createSessionRoute, "/api/sessions", { cookie, body: {} })).json.session.id as string;
-}
-
-async function sendChat(cookie: string, sessionId: string, text: string) {
-  const headers = new Headers({ host: "localhost:3000", origin: ORIGIN, cookie, "content-type": "application/json" });
-  const response = await chat(new Request(`${ORIGIN}/api/chat`, { method: "POST", headers, body: JSON.stringify({ sessionId, text }) }), {
-    params: Promise.resolve({}) as Promise<never>,
-  });
-  return readUiStream(response);
-}
 
 /** Two exchanges: s0001 user, s0002 model(tool call), s0003 tool, s0004 model, s0005 user, s0006 model. */
 async function twoExchanges(cookie: string) {
