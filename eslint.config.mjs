@@ -1,7 +1,7 @@
 import nextCoreWebVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
 
-export default [
+const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
   {
@@ -25,3 +25,5 @@ export default [
     rules: { "no-restricted-imports": ["error", { patterns: ["@/tests/*", "**/tests/**"] }] },
   },
 ];
+
+export default config;
