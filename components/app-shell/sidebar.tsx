@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useId, useRef, useState } from "react";
+import { SessionList } from "./session-list";
 import { SignOutButton } from "./sign-out-button";
 
 export type TShellUser = { name: string | null; email: string; isAdmin: boolean };
@@ -107,12 +108,8 @@ export function Sidebar({ user }: { user: TShellUser }) {
           </ul>
         </nav>
 
-        {/* Filled by the chat release: the signed-in user's sessions. */}
         <section aria-labelledby={`${panelId}-recent`} data-slot="session-list" className="mt-6 min-h-0 flex-1 overflow-y-auto px-3">
-          <h2 id={`${panelId}-recent`} className="px-3 text-xs font-semibold tracking-wide text-neutral-500 uppercase dark:text-neutral-400">
-            Recent chats
-          </h2>
-          <p className="mt-2 px-3 text-sm text-neutral-500 dark:text-neutral-500">No chats yet.</p>
+          <SessionList headingId={`${panelId}-recent`} onNavigate={close} />
         </section>
 
         <div className="border-t border-neutral-200 p-3 dark:border-neutral-800">

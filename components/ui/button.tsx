@@ -1,4 +1,4 @@
-import type { ButtonHTMLAttributes } from "react";
+import type { ComponentProps } from "react";
 
 type TButtonVariant = "primary" | "secondary" | "danger" | "ghost";
 type TButtonSize = "md" | "sm";
@@ -32,7 +32,7 @@ export function buttonClassName(options: { variant?: TButtonVariant; size?: TBut
   return [BASE, VARIANTS[options.variant ?? "primary"], SIZES[options.size ?? "md"], options.className].filter(Boolean).join(" ");
 }
 
-type TButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
+type TButtonProps = ComponentProps<"button"> & {
   variant?: TButtonVariant;
   size?: TButtonSize;
   /** Shows a spinner and disables the button while a request is in flight. */

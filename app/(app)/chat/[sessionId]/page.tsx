@@ -1,0 +1,53 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { cache } from "react";
+import { ChatView } from "@/components/chat/chat-view";
+import type { TChatMessage, TChatSession } from "@/components/chat/types";
+import { requirePageUser } from "@/lib/auth/page-session";
+import { isAppError } from "@/lib/errors";
+import { providerStatus } from "@/lib/providers/registry";
+import { getSessionView } from "@/lib/sessions/session-view";
+
+type TParams = { params: Promise<{ sessionId: string }> };
+
+/** The session and its messages exactly as GET /api/sessions/:id returns them; a foreign or malformed id is a 404. */
+const loadChat = cache(async (userId: string, sessionId: string): Promise<{ session: TChatSession; messages: TChatMessage[] }> => {
+  let view;
+  try {
+    view = await getSessionView({ userId, sessionId });
+  } catch (error) {
+    if (isAppError(error) && error.code === "not_found") notFound();
+    throw error;
+  }
+  const { session } = view;
+  return {
+    session: {
+      id: session.id,
+      title: session.title,
+      status: session.status,
+      statusReason: session.statusReason,
+      live: session.live,
+      interrupted: session.interrupted,
+      lastProvider: session.lastProvider,
+      lastModel: session.lastModel,
+      parentSessionId: session.parentSessionId,
+      forkedFromStep: session.forkedFromStep,
+    },
+    // The stored parts are the same shapes the stream produces (see lib/sessions/history.ts).
+    messages: view.messages as unknown as TChatMessage[],
+  };
+});
+
+export async function generateMetadata({ params }: TParams): Promise<Metadata> {
+  const user = await requirePageUser();
+  const { sessionId } = await params;
+  const { session } = await loadChat(user.id, sessionId);
+  return { title: session.title };
+}
+
+export default async function ChatPage({ params }: TParams) {
+  const user = await requirePageUser();
+  const { sessionId } = await params;
+  const { session, messages } = await loadChat(user.id, sessionId);
+  return <ChatView key={session.id} session={session} initialMessages={messages} providers={providerStatus()} isAdmin={user.role === "ADMIN"} />;
+}

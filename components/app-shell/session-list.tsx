@@ -1,0 +1,238 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname, useRouter } from "next/navigation";
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { apiRequest, errorMessage } from "@/components/api-request";
+import { NewChatButton } from "@/components/chat/new-chat-button";
+import { Alert } from "@/components/ui/alert";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { useSessionList, type TSessionListItem } from "./session-list-context";
+
+/**
+ * "Recent chats" in the sidebar: newest first, the open one marked as the current page, each with
+ * Rename (inline) and Delete (after a confirmation). Actions show on hover or focus where there is
+ * a mouse and stay visible on touch screens.
+ */
+/** The title the server gives a session until its first message names it. */
+const UNTITLED = "New chat";
+
+export function SessionList({ headingId, onNavigate }: { headingId: string; onNavigate: () => void }) {
+  const pathname = usePathname();
+  const router = useRouter();
+  const { sessions, update, refresh } = useSessionList();
+  const [editingId, setEditingId] = useState<string>();
+  const [error, setError] = useState<string>();
+  const [deleting, setDeleting] = useState<TSessionListItem>();
+  const [deletePending, setDeletePending] = useState(false);
+  const [deleteError, setDeleteError] = useState<string>();
+  const pendingFocus = useRef<string | undefined>(undefined);
+  const links = useRef(new Map<string, HTMLAnchorElement>());
+
+  const currentId = /^\/chat\/([^/]+)/.exec(pathname)?.[1];
+
+  // After an inline rename the keyboard goes back to the chat's link.
+  useEffect(() => {
+    if (!pendingFocus.current) return;
+    links.current.get(pendingFocus.current)?.focus();
+    pendingFocus.current = undefined;
+  });
+
+  async function rename(item: TSessionListItem, title: string) {
+    setEditingId(undefined);
+    pendingFocus.current = item.id;
+    const trimmed = title.trim();
+    if (!trimmed || trimmed === item.title) return;
+    setError(undefined);
+    update((list) => list.map((row) => (row.id === item.id ? { ...row, title: trimmed } : row)));
+    try {
+      await apiRequest(`/api/sessions/${encodeURIComponent(item.id)}`, { method: "PATCH", body: { title: trimmed } });
+    } catch (caught) {
+      setError(errorMessage(caught));
+    }
+    await refresh();
+  }
+
+  async function confirmDelete() {
+    if (!deleting) return;
+    setDeletePending(true);
+    setDeleteError(undefined);
+    try {
+      await apiRequest(`/api/sessions/${encodeURIComponent(deleting.id)}`, { method: "DELETE" });
+      const wasCurrent = deleting.id === currentId;
+      update((list) => list.filter((row) => row.id !== deleting.id));
+      setDeleting(undefined);
+      if (wasCurrent) router.push("/");
+    } catch (caught) {
+      setDeleteError(errorMessage(caught));
+    } finally {
+      setDeletePending(false);
+    }
+  }
+
+  return (
+    <>
+      {/* On the welcome page the page's own "New chat" button is the one to press. */}
+      {pathname === "/" ? null : <NewChatButton variant="secondary" size="sm" className="mb-4" onCreated={onNavigate} />}
+      <h2 id={headingId} className="px-3 text-xs font-semibold tracking-wide text-neutral-500 uppercase dark:text-neutral-400">
+        Recent chats
+      </h2>
+      {error ? (
+        <Alert tone="error" className="mt-2">
+          {error}
+        </Alert>
+      ) : null}
+      {sessions.length === 0 ? (
+        <p className="mt-2 px-3 text-sm text-neutral-500 dark:text-neutral-400">No chats yet.</p>
+      ) : (
+        <ul className="mt-2 space-y-0.5 pb-3" aria-labelledby={headingId}>
+          {sessions.map((item) => {
+            const current = item.id === currentId;
+            // Untitled chats are all called "New chat"; their buttons must not share a name with the New chat button.
+            const name = item.title === UNTITLED ? "untitled chat" : item.title;
+            return (
+              <li key={item.id} className="group relative">
+                {editingId === item.id ? (
+                  <RenameField item={item} onSave={(title) => rename(item, title)} onCancel={() => {
+                      pendingFocus.current = item.id;
+                      setEditingId(undefined);
+                    }} />
+                ) : (
+                  <>
+                    <Link
+                      ref={(element) => {
+                        if (element) links.current.set(item.id, element);
+                        else links.current.delete(item.id);
+                      }}
+                      href={`/chat/${item.id}`}
+                      onClick={onNavigate}
+                      aria-current={current ? "page" : undefined}
+                      title={item.title}
+                      className={[
+                        "flex h-9 items-center gap-2 rounded-lg pr-16 pl-3 text-sm transition-colors",
+                        "focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-blue-600",
+                        current
+                          ? "bg-neutral-200/80 font-medium text-neutral-900 dark:bg-neutral-800 dark:text-white"
+                          : "text-neutral-700 hover:bg-neutral-200/50 hover:text-neutral-900 dark:text-neutral-300 dark:hover:bg-neutral-800/60 dark:hover:text-white",
+                      ].join(" ")}
+                    >
+                      {item.status === "running" ? (
+                        <span className="size-1.5 shrink-0 animate-pulse rounded-full bg-blue-600 dark:bg-blue-400">
+                          <span className="sr-only">Running: </span>
+                        </span>
+                      ) : null}
+                      <span className="truncate">{item.title}</span>
+                    </Link>
+                    <div
+                      className={[
+                        "absolute top-1/2 right-1 flex -translate-y-1/2 gap-0.5",
+                        current ? "" : "pointer-fine:opacity-0 pointer-fine:group-focus-within:opacity-100 pointer-fine:group-hover:opacity-100",
+                      ].join(" ")}
+                    >
+                      <RowButton label={`Rename ${name}`} onClick={() => setEditingId(item.id)}>
+                        <PencilIcon />
+                      </RowButton>
+                      <RowButton
+                        label={`Delete ${name}`}
+                        onClick={() => {
+                          setDeleteError(undefined);
+                          setDeleting(item);
+                        }}
+                      >
+                        <TrashIcon />
+                      </RowButton>
+                    </div>
+                  </>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <ConfirmDialog
+        open={deleting !== undefined}
+        title={`Delete “${deleting?.title ?? ""}”?`}
+        confirmLabel="Delete"
+        destructive
+        pending={deletePending}
+        error={deleteError}
+        onConfirm={confirmDelete}
+        onCancel={() => {
+          if (!deletePending) setDeleting(undefined);
+        }}
+      >
+        The chat and its whole history are removed for good.
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function RenameField({ item, onSave, onCancel }: { item: TSessionListItem; onSave: (title: string) => void; onCancel: () => void }) {
+  const [title, setTitle] = useState(item.title);
+  const done = useRef(false);
+  const finish = (action: () => void) => {
+    if (done.current) return;
+    done.current = true;
+    action();
+  };
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    finish(() => onSave(title));
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      // The sidebar drawer also closes on Escape; this one only ends the edit.
+      event.stopPropagation();
+      event.nativeEvent.stopImmediatePropagation();
+      finish(onCancel);
+    }
+  };
+  return (
+    <form onSubmit={onSubmit}>
+      <input
+        // The rename button was just pressed: the field is where the keyboard should be.
+        autoFocus
+        aria-label="Chat title"
+        value={title}
+        maxLength={200}
+        onChange={(event) => setTitle(event.target.value)}
+        onKeyDown={onKeyDown}
+        onBlur={() => finish(() => onSave(title))}
+        onFocus={(event) => event.target.select()}
+        className="block h-9 w-full rounded-lg border border-blue-600 bg-white px-2 text-base text-neutral-900 outline-2 outline-blue-600/30 sm:text-sm dark:border-blue-400 dark:bg-neutral-900 dark:text-neutral-100 dark:outline-blue-400/30"
+      />
+    </form>
+  );
+}
+
+function RowButton({ label, onClick, children }: { label: string; onClick: () => void; children: React.ReactNode }) {
+  return (
+    <button
+      type="button"
+      aria-label={label}
+      title={label}
+      onClick={onClick}
+      className="grid size-7 place-items-center rounded-md text-neutral-500 hover:bg-neutral-300/60 hover:text-neutral-900 focus-visible:outline-2 focus-visible:outline-blue-600 dark:text-neutral-400 dark:hover:bg-neutral-700 dark:hover:text-white"
+    >
+      {children}
+    </button>
+  );
+}
+
+function PencilIcon() {
+  return (
+    <svg viewBox="0 0 24 24" className="size-3.5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+      <path d="M12 20h9" />
+      <path d="M16.5 3.5a2.1 2.1 0 0 1 3 3L7 19l-4 1 1-4Z" />
+    </svg>
+  );
+}
+
+function TrashIcon() {
+  return (
+    <svg viewBox="0 0 24 24" className="size-3.5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+      <path d="M3 6h18M8 6V4h8v2M19 6l-1 14H6L5 6" />
+    </svg>
+  );
+}

@@ -1,0 +1,268 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import { apiRequest, errorMessage } from "@/components/api-request";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import type { TStepRow } from "./types";
+
+type TForkResponse = { session: { id: string; title: string } };
+type TRollbackResponse = { removed: number };
+
+const TYPE_LABELS: Record<TStepRow["type"], string> = { user_input: "Message", model_call: "Model", tool_call: "Tool", system_note: "Note" };
+
+function describe(step: TStepRow): string {
+  if (step.type === "tool_call") return step.name;
+  if (step.type === "model_call") return step.model ?? "model call";
+  if (step.type === "user_input") {
+    const text = (step.input as { text?: unknown } | null)?.text;
+    return typeof text === "string" ? `“${text.replace(/\s+/g, " ").trim()}”` : "your message";
+  }
+  if (step.type === "system_note") {
+    const text = (step.input as { text?: unknown } | null)?.text;
+    return typeof text === "string" ? text : step.name;
+  }
+  return step.name;
+}
+
+function formatMs(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function stepDetails(step: TStepRow): string {
+  const timed = step.type === "model_call" || step.type === "tool_call";
+  return [
+    timed && step.durationMs !== null ? formatMs(step.durationMs) : null,
+    step.inputTokens !== null ? `${step.inputTokens} → ${step.outputTokens ?? 0} tokens` : null,
+  ]
+    .filter(Boolean)
+    .join(" · ");
+}
+
+/**
+ * The session's trace: every step with its status, time and tokens, and per step "Rollback to" (after
+ * a confirmation) and "Fork at". A side column on wide screens, a bottom sheet on phones.
+ */
+export function StepsPanel({
+  id,
+  sessionId,
+  open,
+  version,
+  busy,
+  onClose,
+  onRolledBack,
+  onForked,
+}: {
+  id: string;
+  sessionId: string;
+  open: boolean;
+  /** Bumped by the chat after each run, so an open panel shows the new steps. */
+  version: number;
+  busy: boolean;
+  onClose: () => void;
+  onRolledBack: (result: { key: string; removed: number }) => void;
+  onForked: (session: { id: string; title: string }) => void;
+}) {
+  const [steps, setSteps] = useState<TStepRow[]>();
+  const [error, setError] = useState<string>();
+  const [refreshCount, setRefreshCount] = useState(0);
+  const [loadedKey, setLoadedKey] = useState<string>();
+  const [rollbackKey, setRollbackKey] = useState<string>();
+  const [rollbackPending, setRollbackPending] = useState(false);
+  const [rollbackError, setRollbackError] = useState<string>();
+  const [forkingKey, setForkingKey] = useState<string>();
+  const panel = useRef<HTMLElement>(null);
+  const scroller = useRef<HTMLDivElement>(null);
+
+  const requestKey = `${version}:${refreshCount}`;
+  const loading = open && loadedKey !== requestKey;
+  const load = () => setRefreshCount((count) => count + 1);
+
+  useEffect(() => {
+    if (!open) return;
+    let cancelled = false;
+    apiRequest<{ steps: TStepRow[] }>(`/api/sessions/${encodeURIComponent(sessionId)}/steps`).then(
+      (body) => {
+        if (cancelled) return;
+        setSteps(body.steps);
+        setError(undefined);
+        setLoadedKey(requestKey);
+      },
+      (caught: unknown) => {
+        if (cancelled) return;
+        setError(errorMessage(caught));
+        setLoadedKey(requestKey);
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [open, sessionId, requestKey]);
+
+  useEffect(() => {
+    if (!open) return;
+    panel.current?.focus();
+  }, [open]);
+
+  // The newest step is the interesting one.
+  useEffect(() => {
+    if (open && scroller.current) scroller.current.scrollTop = scroller.current.scrollHeight;
+  }, [open, steps]);
+
+  async function rollback() {
+    if (!rollbackKey) return;
+    setRollbackPending(true);
+    setRollbackError(undefined);
+    try {
+      const result = await apiRequest<TRollbackResponse>(`/api/sessions/${encodeURIComponent(sessionId)}/rollback`, { method: "POST", body: { stepId: rollbackKey } });
+      onRolledBack({ key: rollbackKey, removed: result.removed });
+      setRollbackKey(undefined);
+      load();
+    } catch (caught) {
+      setRollbackError(errorMessage(caught));
+    } finally {
+      setRollbackPending(false);
+    }
+  }
+
+  async function fork(key: string) {
+    setForkingKey(key);
+    setError(undefined);
+    try {
+      const result = await apiRequest<TForkResponse>(`/api/sessions/${encodeURIComponent(sessionId)}/fork`, { method: "POST", body: { stepId: key } });
+      onForked(result.session);
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setForkingKey(undefined);
+    }
+  }
+
+  return (
+    <>
+      {open ? <div className="fixed inset-0 z-40 bg-neutral-950/40 lg:hidden" aria-hidden="true" onClick={onClose} /> : null}
+      <aside
+        id={id}
+        ref={panel}
+        tabIndex={-1}
+        aria-labelledby={`${id}-title`}
+        hidden={!open}
+        onKeyDown={(event) => {
+          if (event.key === "Escape" && !rollbackKey) {
+            event.stopPropagation();
+            onClose();
+          }
+        }}
+        className={[
+          "z-50 flex-col bg-white outline-none dark:bg-neutral-950",
+          "fixed inset-x-0 bottom-0 max-h-[85dvh] rounded-t-2xl border-t border-neutral-200 shadow-2xl dark:border-neutral-800",
+          "lg:static lg:z-auto lg:max-h-none lg:w-80 lg:shrink-0 lg:rounded-none lg:border-t-0 lg:border-l lg:shadow-none xl:w-96",
+          open ? "flex" : "hidden",
+        ].join(" ")}
+      >
+        <div className="flex h-14 shrink-0 items-center justify-between gap-2 border-b border-neutral-200 px-4 dark:border-neutral-800">
+          <h2 id={`${id}-title`} className="text-sm font-semibold text-neutral-900 dark:text-neutral-100">
+            Steps
+          </h2>
+          <div className="flex items-center gap-1">
+            <Button variant="ghost" size="sm" onClick={load} pending={loading} aria-label="Refresh the step list">
+              {loading ? null : <RefreshIcon />}
+            </Button>
+            <Button variant="ghost" size="sm" onClick={onClose} aria-label="Hide the step list">
+              <CloseIcon />
+            </Button>
+          </div>
+        </div>
+        <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto px-3 py-3">
+          {error ? (
+            <Alert tone="error" className="mb-3">
+              {error}
+            </Alert>
+          ) : null}
+          {busy ? (
+            <p className="mb-3 text-xs text-neutral-500 dark:text-neutral-400">A run is in progress: rollback and fork are available once it ends.</p>
+          ) : null}
+          {steps === undefined ? (
+            <p className="px-1 text-sm text-neutral-500 dark:text-neutral-400">Loading steps…</p>
+          ) : steps.length === 0 ? (
+            <p className="px-1 text-sm text-neutral-500 dark:text-neutral-400">No steps yet. Every message, model call and tool call becomes a step here.</p>
+          ) : (
+            <ol className="space-y-2" aria-label="Steps of this chat">
+              {steps.map((step) => (
+                <li key={step.key} data-testid="step-row" className="rounded-lg border border-neutral-200 px-3 py-2 text-sm dark:border-neutral-800">
+                  <div className="flex items-center gap-2">
+                    <span className="font-mono text-xs font-medium text-neutral-900 dark:text-neutral-100">{step.key}</span>
+                    <span className="text-xs text-neutral-500 dark:text-neutral-400">{TYPE_LABELS[step.type]}</span>
+                    <StatusBadge status={step.status} />
+                  </div>
+                  <p className="mt-1 truncate text-neutral-800 dark:text-neutral-200" title={describe(step)}>
+                    {describe(step)}
+                  </p>
+                  {stepDetails(step) ? <p className="mt-0.5 text-xs text-neutral-500 dark:text-neutral-400">{stepDetails(step)}</p> : null}
+                  {step.error ? <p className="mt-1 text-xs break-words text-red-700 dark:text-red-300">{step.error}</p> : null}
+                  <div className="mt-2 flex gap-2">
+                    <Button
+                      variant="secondary"
+                      size="sm"
+                      aria-label={`Rollback to ${step.key}`}
+                      disabled={busy}
+                      onClick={() => {
+                        setRollbackError(undefined);
+                        setRollbackKey(step.key);
+                      }}
+                    >
+                      Rollback
+                    </Button>
+                    <Button variant="secondary" size="sm" aria-label={`Fork at ${step.key}`} disabled={busy} pending={forkingKey === step.key} onClick={() => void fork(step.key)}>
+                      Fork
+                    </Button>
+                  </div>
+                </li>
+              ))}
+            </ol>
+          )}
+        </div>
+      </aside>
+      <ConfirmDialog
+        open={rollbackKey !== undefined}
+        title={`Roll back to ${rollbackKey ?? ""}?`}
+        confirmLabel="Roll back"
+        destructive
+        pending={rollbackPending}
+        error={rollbackError}
+        onConfirm={() => void rollback()}
+        onCancel={() => {
+          if (!rollbackPending) setRollbackKey(undefined);
+        }}
+      >
+        Step {rollbackKey} and every step after it are removed from this chat, as if they never happened. To keep them, fork instead.
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function StatusBadge({ status }: { status: TStepRow["status"] }) {
+  const tones = {
+    running: "bg-blue-100 text-blue-800 dark:bg-blue-950 dark:text-blue-300",
+    completed: "bg-green-100 text-green-800 dark:bg-green-950 dark:text-green-300",
+    failed: "bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-300",
+  };
+  return <span className={`ml-auto rounded-full px-2 py-0.5 text-[11px] font-medium ${tones[status]}`}>{status}</span>;
+}
+
+function RefreshIcon() {
+  return (
+    <svg viewBox="0 0 24 24" className="size-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+      <path d="M21 12a9 9 0 1 1-2.6-6.4L21 8M21 3v5h-5" />
+    </svg>
+  );
+}
+
+function CloseIcon() {
+  return (
+    <svg viewBox="0 0 24 24" className="size-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" aria-hidden="true">
+      <path d="M6 6l12 12M18 6 6 18" />
+    </svg>
+  );
+}
