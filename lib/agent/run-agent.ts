@@ -38,7 +38,8 @@ export type TStepHandle = { id: string; key: string };
 export type TAgentRecorder = {
   modelCallStarted(info: { iteration: number }): Promise<TStepHandle>;
   modelCallFinished(step: TStepHandle, result: { text: string; toolCalls: TToolCall[]; usage: TUsage; provider: string; model: string }): Promise<void>;
-  modelCallFailed(step: TStepHandle, error: string): Promise<void>;
+  /** `partialText`: what had streamed before the failure or stop, kept for the person reading. */
+  modelCallFailed(step: TStepHandle, error: string, partialText?: string): Promise<void>;
   toolCallStarted(call: TToolCall, parent: TStepHandle): Promise<TStepHandle>;
   toolCallFinished(step: TStepHandle, result: { content: TContentPart[]; isError: boolean; durationMs: number }): Promise<void>;
   note(text: string): Promise<void>;
@@ -269,11 +270,11 @@ export async function runAgent(options: TRunAgentOptions): Promise<TAgentOutcome
       }
     } catch (error) {
       if (signal.aborted) {
-        await recorder.modelCallFailed(step, "stopped by the user");
+        await recorder.modelCallFailed(step, "stopped by the user", text);
         return { status: "aborted" };
       }
       const message = error instanceof Error ? error.message : String(error);
-      await recorder.modelCallFailed(step, message);
+      await recorder.modelCallFailed(step, message, text);
       return { status: "failed", error: message };
     }
     if (!turn) {

@@ -14,6 +14,8 @@ export type TStoredModelOutput = { text: string; toolCalls: TToolCall[] };
 export type TStoredToolInput = { toolCallId: string; name: string; arguments: unknown; bang?: boolean };
 export type TStoredToolOutput = { content: TContentPart[]; isError: boolean; durationMs?: number };
 
+export const STOPPED_BY_USER = "stopped by the user";
+
 export const INTERRUPTED_TOOL_OBSERVATION =
   "This tool call was interrupted (the server stopped while it ran) and was NOT re-run. Its effect is unknown: check the current state before trying again.";
 const MISSING_TOOL_OBSERVATION = "This tool call has no recorded result (it was rolled back or never ran).";
@@ -160,7 +162,10 @@ export function buildUiMessages(steps: Step[], approvals: Approval[] = []): TUiM
         }
         message.metadata = { ...message.metadata, provider: step.provider, model: step.model };
       } else if (step.status === "FAILED") {
-        message.parts.push({ type: "data-notice", data: { text: step.error ?? "The model call failed.", tone: "error" } });
+        const partial = (step.output as TStoredModelOutput | null)?.text;
+        if (partial) message.parts.push({ type: "text", text: partial, state: "done" });
+        // A stop is told by its own note; repeating it as an error would say it twice.
+        if (step.error !== STOPPED_BY_USER) message.parts.push({ type: "data-notice", data: { text: step.error ?? "The model call failed.", tone: "error" } });
       }
     } else if (step.type === "TOOL_CALL" && (step.input as TStoredToolInput).bang) {
       const input = step.input as TStoredToolInput;
@@ -170,8 +175,10 @@ export function buildUiMessages(steps: Step[], approvals: Approval[] = []): TUiM
       assistant.parts.push({ type: "dynamic-tool", toolName: input.name, toolCallId: input.toolCallId, input: input.arguments, ...toolOutputForUi(step) });
       assistant = undefined;
     } else if (step.type === "SYSTEM_NOTE") {
-      const input = step.input as { text: string; tone?: "info" | "warning" | "error" };
-      currentAssistant(step).parts.push({ type: "data-notice", data: { text: input.text, tone: input.tone ?? "info" } });
+      const input = step.input as { text: string; tone?: "info" | "warning" | "error"; forModel?: boolean };
+      // Notes written for the model (the resume instruction) are not for people to read.
+      const text = input.forModel ? "Resumed after the interruption." : input.text;
+      currentAssistant(step).parts.push({ type: "data-notice", data: { text, tone: input.tone ?? "info" } });
     }
   }
   return messages;

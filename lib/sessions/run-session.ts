@@ -100,8 +100,10 @@ function createRecorder(session: ChatSession, config: TBehaviourConfig): TAgentR
       });
       await db().chatSession.update({ where: { id: session.id }, data: { lastProvider: result.provider, lastModel: result.model } });
     },
-    async modelCallFailed(step, error) {
-      await finishStep(step.id, { status: "FAILED", error });
+    async modelCallFailed(step, error, partialText) {
+      // The partial text is shown on reload; a FAILED step is never replayed to the model.
+      const output = partialText ? ({ text: partialText, toolCalls: [], partial: true } as Prisma.InputJsonValue) : undefined;
+      await finishStep(step.id, { status: "FAILED", error, output });
     },
     async toolCallStarted(call, parent) {
       const input: TStoredToolInput = { toolCallId: call.id, name: call.name, arguments: call.arguments };

@@ -224,3 +224,32 @@ describe("sessions API isolation", () => {
     expect(bobList.json.sessions.map((session: { id: string }) => session.id)).not.toContain(aliceSession);
   });
 });
+
+describe("reloading a stopped run", () => {
+  it("keeps the text that had streamed before Stop, with one notice", async () => {
+    const { cookie } = await createUser();
+    const sessionId = await newSession(cookie);
+    fake.script([{ text: "first part of a slow answer that will be cut off before the end", chunks: 20, chunkDelayMs: 100 }]);
+    const response = await sendChat(cookie, sessionId, "go");
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let seen = "";
+    // Wait until a few words have streamed (each delta is its own SSE event).
+    while ((seen.match(/"type":"text-delta"/g) ?? []).length < 4) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended early: ${seen}`);
+      seen += decoder.decode(value);
+    }
+    await call(stop, "/x", { method: "POST", cookie, params: { id: sessionId } });
+    await waitForRun(sessionId);
+    const view = (await call(getSession, "/x", { cookie, params: { id: sessionId } })).json;
+    const parts = view.messages[1].parts;
+    const text = parts.find((part: { type: string }) => part.type === "text");
+    expect(text.text).toMatch(/^first part/);
+    expect(parts.filter((part: { type: string }) => part.type === "data-notice").map((part: { data: { text: string } }) => part.data.text)).toEqual(["Stopped by the user."]);
+    // The cut-off text is not replayed to the model as if it were a finished answer.
+    fake.script([{ text: "ok" }]);
+    await readUiStream(await sendChat(cookie, sessionId, "next"));
+    expect(fake.requests.at(-1)!.body.messages.filter((message: { role: string }) => message.role === "assistant")).toEqual([]);
+  });
+});
