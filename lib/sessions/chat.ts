@@ -57,8 +57,15 @@ export async function resumeSession(options: { userId: string; sessionId: string
 export async function handleChatMessage(
   options: { userId: string; sessionId: string; text: string; signal?: AbortSignal } & TRunOverrides,
 ): Promise<AsyncIterable<UIMessageChunk>> {
-  const session = await markInterruptedIfStale(await getSessionOrThrow(options));
   const text = options.text.trim();
+  if (!text.startsWith("/") && !text.startsWith("!")) {
+    // The common case skips loading the session: the claim checks owner and state in one statement.
+    if (!z.uuid().safeParse(options.sessionId).success) throw new AppError("not_found", "No such session.");
+    const session = { id: options.sessionId, userId: options.userId };
+    await startRun({ session, input: { kind: "message", text }, providers: options.providers, tools: options.tools });
+    return runChunks(session.id, options.signal);
+  }
+  const session = await markInterruptedIfStale(await getSessionOrThrow(options));
   if (text.startsWith("/")) {
     const [command = "", ...rest] = text.split(/\s+/);
     switch (command.toLowerCase()) {
@@ -88,9 +95,7 @@ export async function handleChatMessage(
         return textReply(`Unknown command ${command}.\n\n${HELP}`);
     }
   }
-  if (text.startsWith("!")) return runBangCommand({ session, command: text.slice(1).trim() });
-  await startRun({ session, input: { kind: "message", text }, providers: options.providers, tools: options.tools });
-  return runChunks(session.id, options.signal);
+  return runBangCommand({ session, command: text.slice(1).trim() });
 }
 
 /** For a reconnecting tab: the live run of a session, or undefined when none is running here. */

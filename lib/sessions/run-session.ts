@@ -82,7 +82,10 @@ function handle(step: { id: string; seq: number }) {
   return { id: step.id, key: stepKey(step.seq) };
 }
 
-function createRecorder(session: ChatSession, config: TBehaviourConfig): TAgentRecorder {
+/** The session a run belongs to: its id and its owner (every query below filters by both). */
+export type TSessionRef = Pick<ChatSession, "id" | "userId">;
+
+function createRecorder(session: TSessionRef, config: TBehaviourConfig): TAgentRecorder {
   const base = { sessionId: session.id, userId: session.userId };
   return {
     async modelCallStarted({ iteration }) {
@@ -146,7 +149,7 @@ export type TRunInput =
   | { kind: "approval"; approvalId: string; decision: "approve" | "deny"; reason?: string };
 
 export type TStartRunOptions = {
-  session: ChatSession;
+  session: TSessionRef;
   input: TRunInput;
   /** Tests inject providers and tools; the app uses the configured ones. */
   providers?: TProvider[];
@@ -155,8 +158,12 @@ export type TStartRunOptions = {
 
 const SESSION_BUSY = "This session is already running. Wait for it to finish or press Stop.";
 
-/** Claims the session for this process and writes the run's first step, by input kind. */
-async function claimForRun(session: ChatSession, input: TRunInput): Promise<{ userStep?: string }> {
+/**
+ * Claims the session for this process and writes the run's first step, by input kind, in one
+ * statement on the hot path. Only when the claim fails does it look at the session to say why
+ * (not found, waiting for approval, running — or interrupted, which it marks and claims again).
+ */
+async function claimForRun(session: TSessionRef, input: TRunInput, retry = true): Promise<{ userStep?: string; allowedTools: string[] }> {
   const lease = { runnerId: RUNNER_ID, leaseExpiresAt: new Date(Date.now() + LEASE_MS) };
   if (input.kind === "approval") {
     // Only a session paused for approval continues this way; the approval row was decided just before.
@@ -165,7 +172,8 @@ async function claimForRun(session: ChatSession, input: TRunInput): Promise<{ us
       data: { status: "RUNNING", statusReason: null, ...lease },
     });
     if (count === 0) throw new AppError("conflict", SESSION_BUSY);
-    return {};
+    const { allowedTools } = await db().chatSession.findUniqueOrThrow({ where: { id: session.id }, select: { allowedTools: true } });
+    return { allowedTools };
   }
   const claimed = await claimSessionAndRecordStep({
     sessionId: session.id,
@@ -177,16 +185,16 @@ async function claimForRun(session: ChatSession, input: TRunInput): Promise<{ us
         ? { type: "USER_INPUT", name: "user", input: { text: input.text } }
         : { type: "SYSTEM_NOTE", name: "resume", input: { text: RESUME_INSTRUCTION, forModel: true, tone: "info" } },
   });
-  if (!claimed) {
-    const current = await db().chatSession.findUnique({ where: { id: session.id }, select: { status: true } });
-    if (current?.status === "PAUSED") throw new AppError("conflict", "This session is waiting for your approval. Approve or deny the pending action first.");
-    throw new AppError("conflict", SESSION_BUSY);
-  }
-  return { userStep: input.kind === "message" ? stepKey(claimed.seq) : undefined };
+  if (claimed) return { userStep: input.kind === "message" ? stepKey(claimed.seq) : undefined, allowedTools: claimed.allowedTools };
+  const current = await db().chatSession.findFirst({ where: { id: session.id, userId: session.userId } });
+  if (!current) throw new AppError("not_found", "No such session.");
+  if (current.status === "PAUSED") throw new AppError("conflict", "This session is waiting for your approval. Approve or deny the pending action first.");
+  if (retry && current.status === "RUNNING" && (await markInterruptedIfStale(current)).status !== "RUNNING") return claimForRun(session, input, false);
+  throw new AppError("conflict", SESSION_BUSY);
 }
 
 /** For a run that continues after an approval decision: the turn it interrupted. */
-async function resumeTurnFor(session: ChatSession, input: TRunInput & { kind: "approval" }, steps: Step[]): Promise<TResumeTurn> {
+async function resumeTurnFor(input: TRunInput & { kind: "approval" }, steps: Step[]): Promise<TResumeTurn> {
   const approval = await db().approval.findUniqueOrThrow({ where: { id: input.approvalId } });
   const toolStep = steps.find((step) => step.id === approval.stepId);
   const modelStep = steps.find((step) => step.id === toolStep?.parentStepId);
@@ -215,7 +223,7 @@ export async function startRun(options: TStartRunOptions): Promise<{ runId: stri
   if (!providers.length) {
     throw new AppError("unavailable", "No model provider is configured. An administrator needs to set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_BASE_URL (see the README).");
   }
-  const { userStep } = await claimForRun(session, input);
+  const { userStep, allowedTools } = await claimForRun(session, input);
 
   const run: TRun = {
     id: randomUUID(),
@@ -246,11 +254,8 @@ export async function startRun(options: TStartRunOptions): Promise<{ runId: stri
     try {
       const config = getBehaviourConfig();
       const tools = options.tools ?? defaultToolRegistry();
-      const [steps, { allowedTools }] = await Promise.all([
-        listSteps({ sessionId: session.id, userId: session.userId }),
-        db().chatSession.findUniqueOrThrow({ where: { id: session.id }, select: { allowedTools: true } }),
-      ]);
-      const resume = input.kind === "approval" ? await resumeTurnFor(session, input, steps) : undefined;
+      const steps = await listSteps({ sessionId: session.id, userId: session.userId });
+      const resume = input.kind === "approval" ? await resumeTurnFor(input, steps) : undefined;
       const openCallIds = resume ? new Set(resume.toolCalls.filter((call) => !resume.finishedCallIds.has(call.id)).map((call) => call.id)) : undefined;
       outcome = await runAgent({
         providers,

@@ -100,22 +100,24 @@ export async function claimSessionAndRecordStep(options: {
   leaseExpiresAt: Date;
   title: string | null;
   step: Pick<TRecordStepOptions, "type" | "name" | "input">;
-}): Promise<{ id: string; seq: number } | undefined> {
+}): Promise<{ id: string; seq: number; allowedTools: string[] } | undefined> {
   const now = new Date();
-  const rows = await db().$queryRaw<{ id: string; seq: number }[]>`
+  const rows = await db().$queryRaw<{ id: string; seq: number; allowedTools: string[] }[]>`
     WITH claimed AS (
       UPDATE "chat_sessions"
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${options.runnerId}, "leaseExpiresAt" = ${options.leaseExpiresAt},
           "nextSeq" = "nextSeq" + 1, "updatedAt" = ${now},
           "title" = CASE WHEN "title" = 'New chat' AND ${options.title}::text IS NOT NULL THEN ${options.title}::text ELSE "title" END
       WHERE "id" = ${options.sessionId}::uuid AND "userId" = ${options.userId}::uuid AND "status" IN ('INIT', 'SUCCESS', 'FAILED')
-      RETURNING "nextSeq" - 1 AS seq
+      RETURNING "nextSeq" - 1 AS seq, "allowedTools"
+    ), inserted AS (
+      INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "startedAt", "endedAt")
+      SELECT gen_random_uuid(), ${options.sessionId}::uuid, ${options.userId}::uuid, claimed.seq, ${options.step.type}::"StepType", ${options.step.name},
+             'COMPLETED', ${jsonOrNull(options.step.input)}::jsonb, ${now}, ${now}
+      FROM claimed
+      RETURNING "id", "seq"
     )
-    INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "startedAt", "endedAt")
-    SELECT gen_random_uuid(), ${options.sessionId}::uuid, ${options.userId}::uuid, claimed.seq, ${options.step.type}::"StepType", ${options.step.name},
-           'COMPLETED', ${jsonOrNull(options.step.input)}::jsonb, ${now}, ${now}
-    FROM claimed
-    RETURNING "id", "seq"`;
+    SELECT inserted."id", inserted."seq", claimed."allowedTools" FROM inserted, claimed`;
   return rows[0];
 }
 
