@@ -1,8 +1,9 @@
 /**
  * `npm run dev` / `npm start`: validates the configuration, starts the embedded database when no
  * DATABASE_URL is set (PGlite + pgvector under the data directory, served on a loopback port,
- * migrated), makes sure an auth secret exists, then runs Next.js with that environment. Later
- * issues start the browser worker here too. Ctrl-C stops everything cleanly.
+ * migrated), makes sure an auth secret exists, starts the browser worker (browser.worker: embedded,
+ * unless BROWSER_WORKER_URL points at one), then runs Next.js with that environment. Ctrl-C stops
+ * everything cleanly.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -13,6 +14,7 @@ import { ConfigError, getBehaviourConfig } from "../lib/config/behaviour";
 import { appPort, dataDirectory } from "../lib/config/environment";
 import { startEmbeddedDatabase, type TEmbeddedDatabase } from "../lib/db/embedded";
 import { migrateDatabase, readMigrations } from "../lib/db/migrate";
+import { spawnBrowserWorker, type TWorkerProcess } from "../workers/browser/spawn-worker";
 import pg from "pg";
 
 const mode = process.argv[2] === "start" ? "start" : "dev";
@@ -99,6 +101,20 @@ async function main() {
     fail("no production build found. Run `npm run build` first (or `npm run dev` for development).");
   }
 
+  let browserWorker: TWorkerProcess | undefined;
+  if (config.browser.worker === "embedded" && !env.BROWSER_WORKER_URL) {
+    const secret = env.BROWSER_WORKER_SECRET || randomBytes(32).toString("base64url");
+    const started = await spawnBrowserWorker({ root, env, secret, port: config.browser.port });
+    if ("error" in started) {
+      process.stdout.write(`xclaw: browser tools are off: ${started.error}\n`);
+    } else {
+      browserWorker = started;
+      env.BROWSER_WORKER_URL = started.url;
+      env.BROWSER_WORKER_SECRET = secret;
+      process.stdout.write(`xclaw: browser worker ready on ${started.url}\n`);
+    }
+  }
+
   const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
   const args = [nextBin, mode, "--port", String(port)];
   if (env.HOST) args.push("--hostname", env.HOST);
@@ -113,6 +129,7 @@ async function main() {
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
   child.on("exit", async (code, signal) => {
+    await browserWorker?.stop();
     await embedded?.stop();
     process.exit(code ?? (signal ? 0 : 1));
   });

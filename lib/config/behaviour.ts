@@ -112,6 +112,31 @@ export const ZBehaviourConfig = z.strictObject({
       expireMinutes: z.int().min(1).max(10_080).default(60),
     })
     .prefault({}),
+  browser: z
+    .strictObject({
+      /**
+       * embedded: `npm run dev` / `npm start` run the browser worker beside the app (needs Chromium);
+       * off: no browser tools. With BROWSER_WORKER_URL set, that worker is used and none is started.
+       */
+      worker: z.enum(["embedded", "off"]).default("embedded"),
+      /** Loopback port of the embedded worker; 0 picks a free one at start. */
+      port: z.int().min(0).max(65_535).default(0),
+      /** A session's browser context (pages, cookies) is closed after this long without use. */
+      idleMinutes: z.number().min(1).max(1_440).default(15),
+      /** Open contexts per worker; beyond it the least recently used one is closed. */
+      maxContexts: z.int().min(1).max(1_000).default(20),
+      navigationTimeoutSeconds: z.number().min(1).max(300).default(20),
+      /** After a page has loaded, how long to wait at most for its network to go quiet. */
+      networkIdleSeconds: z.number().min(0).max(60).default(5),
+      /** Characters per browser_content part; the model reads on with an offset. */
+      contentPageCharacters: z.int().min(1_000).max(200_000).default(8_000),
+      /**
+       * Hosts on private, loopback or link-local addresses the browser may open anyway: `host`,
+       * `host:port`, `[::1]:port` or an address range such as `10.1.0.0/16`.
+       */
+      allowedPrivateHosts: z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\](:\d{1,5})?|[0-9a-fA-F:.]+\/\d{1,3}|[0-9a-fA-F:]*:[0-9a-fA-F:]+|[A-Za-z0-9.-]+(:\d{1,5})?)$/, "must be host, host:port, [v6]:port or an address range")).default([]),
+    })
+    .prefault({}),
   logging: z
     .strictObject({
       level: z.enum(["debug", "info", "warn", "error"]).default("info"),

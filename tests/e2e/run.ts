@@ -5,11 +5,13 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { parseDocument } from "yaml";
 import { startFakeLlm } from "../fake-llm/server";
+import { startBrowserSite } from "../fixtures/browser-site/server";
 import { findChromium, HOW_TO_GET_CHROMIUM } from "./chromium";
 import { freePort } from "../support/free-port";
 
@@ -71,6 +73,13 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
   const port = await freePort();
   // The model: a fake LLM server the tests script over HTTP (tests/fake-llm/README.md).
   const fake = await startFakeLlm();
+  // The web site the browser tools visit (tests/fixtures/browser-site): on 127.0.0.1, so the app's
+  // xclaw.yaml gets a copy that allow-lists exactly its host and port.
+  const site = await startBrowserSite();
+  const config = parseDocument(await readFile(process.env.XCLAW_CONFIG ?? path.join(root, "xclaw.yaml"), "utf8"));
+  config.setIn(["browser", "allowedPrivateHosts"], [site.host]);
+  const configFile = path.join(dataDirectory, "xclaw.yaml");
+  await writeFile(configFile, String(config));
   const baseUrl = `http://localhost:${port}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -81,10 +90,14 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
     OPENAI_BASE_URL: fake.openaiBaseUrl,
     OPENAI_API_KEY: "e2e-key",
     XCLAW_PROVIDERS: "openai",
+    XCLAW_CONFIG: configFile,
+    CHROMIUM_PATH: chromium,
   };
   delete env.ANTHROPIC_API_KEY;
   delete env.ANTHROPIC_BASE_URL;
   delete env.NEXTAUTH_SECRET;
+  delete env.BROWSER_WORKER_URL;
+  delete env.BROWSER_WORKER_SECRET;
   let postgres: Awaited<ReturnType<typeof createPostgresDatabase>> | undefined;
   if (database === "postgres") {
     postgres = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
@@ -104,6 +117,7 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
       E2E_DATABASE: database,
       E2E_FAKE_LLM_URL: fake.url,
       E2E_DATA_DIR: dataDirectory,
+      E2E_BROWSER_SITE_URL: site.url,
       CHROMIUM_PATH: chromium,
     });
   } catch (error) {
@@ -112,6 +126,7 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
   } finally {
     await stopServer(server);
     await fake.close();
+    await site.close();
     await postgres?.drop().catch(() => {});
     await rm(dataDirectory, { recursive: true, force: true });
   }

@@ -1,0 +1,135 @@
+import { z } from "zod";
+import type { TContentPart } from "@/lib/providers/types";
+import { defineTool, type TTool, type TToolContext, type TToolResult, type TToolRisk } from "@/lib/tools/registry";
+import type { TBrowserAction, TBrowserObservation, TBrowserTarget } from "./protocol";
+import { selectorLooksSensitive } from "./sensitive-actions";
+import type { BrowserWorkerClient } from "./worker-client";
+
+/**
+ * The eight browser tools. They run in the browser worker, in a browser context of this chat
+ * session alone. Looking, scrolling, typing and ordinary clicks are read-risk and run freely;
+ * a click (or Enter) that submits, pays, deletes, confirms or purchases, and anything on a page
+ * with a CAPTCHA, has to be marked `sensitive` and then goes through the approval policy.
+ *
+ * Why a flag in the arguments instead of a lookup: riskOf is synchronous and sees only the
+ * arguments, and the registry is shared by all sessions. The flag cannot be used to skip an
+ * approval: the worker inspects the real element right before acting and refuses a sensitive
+ * action that was not marked, telling the model to mark it, which makes the policy ask.
+ */
+const ZAgentId = z
+  .union([z.int().min(1).max(10_000_000), z.string().regex(/^\d{1,8}$/)])
+  .optional()
+  .describe("The element's number, from browser_content or browser_screenshot_annotated (preferred over a selector)");
+const ZSelector = z.string().min(1).max(1_000).optional().describe("A CSS selector (or Playwright selector such as text=Sign in), when the element has no number");
+const ZSensitive = z
+  .boolean()
+  .optional()
+  .describe('true when this submits a form, pays, deletes, confirms or purchases, or acts on a page with a CAPTCHA (elements marked "needs approval"); the user is asked first');
+
+const hasOneTarget = (input: { agent_id?: unknown; selector?: unknown }) => (input.agent_id === undefined) !== (input.selector === undefined);
+const ONE_TARGET = { message: "Give either agent_id or selector (exactly one of them)." };
+
+function targetOf(input: { agent_id?: number | string; selector?: string }): TBrowserTarget {
+  return input.agent_id !== undefined ? { agentId: Number(input.agent_id) } : { selector: input.selector! };
+}
+
+function toResult(observation: TBrowserObservation): TToolResult {
+  const content: TContentPart[] = [{ type: "text", text: observation.text }];
+  if (observation.image) content.push({ type: "image", mediaType: observation.image.mediaType, data: observation.image.data });
+  return { content, isError: observation.isError };
+}
+
+function describeTarget(input: { agent_id?: number | string; selector?: string }): string {
+  return input.agent_id !== undefined ? `element ${input.agent_id}` : `the element matching ${JSON.stringify(input.selector)}`;
+}
+
+export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
+  const act = async (context: TToolContext, action: TBrowserAction) => toResult(await client.act({ userId: context.userId, sessionId: context.sessionId, action, signal: context.signal }));
+
+  const previewOf = async (context: TToolContext, action: TBrowserAction & { type: "describe" }, fallback: string) => {
+    const observation = await client.act({ userId: context.userId, sessionId: context.sessionId, action, signal: context.signal });
+    return observation.isError ? { title: fallback, detail: observation.text } : { title: observation.title ?? fallback, detail: observation.text };
+  };
+
+  const navigate = defineTool({
+    name: "browser_navigate",
+    description:
+      "Open a web page in this chat's own browser (JavaScript runs; cookies stay in this chat). Waits for the page to settle and dismisses cookie banners. Returns the title and URL; then read the page with browser_content. Private, loopback and cloud-metadata addresses are refused.",
+    input: z.object({ url: z.string().min(1).max(8_192).describe("The full address, e.g. https://example.com/pricing") }),
+    risk: "read",
+    execute: ({ url }, context) => act(context, { type: "navigate", url }),
+  });
+
+  const content = defineTool({
+    name: "browser_content",
+    description:
+      'Read the current page, distilled: text with every interactive element as [number role "label"], or simplified HTML with data-agent-id attributes. Use the numbers with browser_click and browser_type. Long pages come in parts; the end of each part says which offset reads on.',
+    input: z.object({
+      mode: z.enum(["text", "html"]).optional().describe("text (default, shortest) or html (keeps the structure: forms, tables, lists)"),
+      offset: z.int().min(0).max(100_000_000).optional().describe("Character offset to continue from, as given at the end of the previous part"),
+    }),
+    risk: "read",
+    execute: ({ mode, offset }, context) => act(context, { type: "content", mode: mode ?? "text", offset: offset ?? 0 }),
+  });
+
+  const clickRisk = (input: { selector?: string; sensitive?: boolean }): TToolRisk => (input.sensitive || (input.selector !== undefined && selectorLooksSensitive(input.selector)) ? "external" : "read");
+  const click = defineTool({
+    name: "browser_click",
+    description:
+      'Click an element: agent_id (its number) or a selector. Waits for a navigation if the click starts one; an element covered by another is clicked through the DOM. Set sensitive: true for anything that submits, pays, deletes, confirms or purchases ("needs approval" in the listing); the user approves it first. Unmarked sensitive clicks are refused.',
+    input: z.object({ agent_id: ZAgentId, selector: ZSelector, sensitive: ZSensitive }).refine(hasOneTarget, ONE_TARGET),
+    risk: "read",
+    riskOf: clickRisk,
+    preview: (input, context) => previewOf(context, { type: "describe", action: "click", target: targetOf(input) }, `Click ${describeTarget(input)}`),
+    execute: (input, context) => act(context, { type: "click", target: targetOf(input), allowSensitive: clickRisk(input) === "external" }),
+  });
+
+  const flagRisk = (input: { sensitive?: boolean }): TToolRisk => (input.sensitive ? "external" : "read");
+  const type = defineTool({
+    name: "browser_type",
+    description:
+      "Replace the text of an input, text area or editable element (agent_id or selector), or choose an option of a select by its label. Autocomplete fields get real key presses, so their suggestions appear; the result lists new elements such as options.",
+    input: z.object({ agent_id: ZAgentId, selector: ZSelector, text: z.string().max(20_000), sensitive: ZSensitive }).refine(hasOneTarget, ONE_TARGET),
+    risk: "read",
+    riskOf: flagRisk,
+    preview: (input, context) => previewOf(context, { type: "describe", action: "type", target: targetOf(input) }, `Type into ${describeTarget(input)}`),
+    execute: (input, context) => act(context, { type: "type", target: targetOf(input), text: input.text, allowSensitive: flagRisk(input) === "external" }),
+  });
+
+  const key = defineTool({
+    name: "browser_key",
+    description:
+      "Press a key on the focused element: Enter (pick a suggestion, submit), Escape (close a popup), Tab, ArrowDown / ArrowUp (move through options), PageDown, Backspace, or a combination such as Control+A. Enter that would submit a form needs sensitive: true.",
+    input: z.object({ key: z.string().min(1).max(60).describe("A key name such as Enter, Escape, Tab, ArrowDown, or a combination such as Control+A"), sensitive: ZSensitive }),
+    risk: "read",
+    riskOf: flagRisk,
+    preview: (input, context) => previewOf(context, { type: "describe", action: "key", key: input.key }, `Press ${input.key}`),
+    execute: (input, context) => act(context, { type: "key", key: input.key, allowSensitive: flagRisk(input) === "external" }),
+  });
+
+  const scroll = defineTool({
+    name: "browser_scroll",
+    description: "Scroll the page (or its main scrolling panel). Returns the new position and the elements that appeared, e.g. more results of an endless list.",
+    input: z.object({ direction: z.enum(["up", "down", "left", "right"]), pixels: z.int().min(1).max(20_000).optional().describe("Default 600 (most of the 800 px viewport)") }),
+    risk: "read",
+    execute: ({ direction, pixels }, context) => act(context, { type: "scroll", direction, pixels: pixels ?? 600 }),
+  });
+
+  const screenshot = defineTool({
+    name: "browser_screenshot",
+    description: "A picture of the visible part of the page (1280×800). Costs more than browser_content; use it for layout, charts and images.",
+    input: z.object({}),
+    risk: "read",
+    execute: (_input, context) => act(context, { type: "screenshot", annotated: false }),
+  });
+
+  const annotated = defineTool({
+    name: "browser_screenshot_annotated",
+    description: "A screenshot with a numbered box on every visible interactive element; the numbers are the agent_id values for browser_click and browser_type.",
+    input: z.object({}),
+    risk: "read",
+    execute: (_input, context) => act(context, { type: "screenshot", annotated: true }),
+  });
+
+  return [navigate, content, click, type, key, scroll, screenshot, annotated];
+}
