@@ -122,6 +122,17 @@ export function ToolCard({ part, active, approval }: { part: DynamicToolUIPart; 
           </pre>
         </div>
       ) : null}
+      {result?.images?.length ? (
+        <div className="flex flex-col gap-2 border-t border-neutral-200 px-3 py-2 dark:border-neutral-800">
+          {result.images
+            .filter((source) => source.startsWith("data:image/"))
+            .map((source, index) => (
+              // A data URL made by our own worker, not a remote image: next/image adds nothing here.
+              // eslint-disable-next-line @next/next/no-img-element
+              <img key={index} src={source} alt={`Screenshot ${index + 1} from ${part.toolName}`} className="max-h-96 w-full rounded border border-neutral-200 object-contain dark:border-neutral-800" />
+            ))}
+        </div>
+      ) : null}
     </div>
   );
 }

@@ -30,7 +30,7 @@ export type TChatMetadata = {
 export type TChatMessage = UIMessage<TChatMetadata, TChatDataParts>;
 
 /** What the tool cards read from a dynamic tool part's output (see ui-stream.ts `tool-end`). */
-export type TToolOutput = { text?: string; isError?: boolean; durationMs?: number | null; step?: string };
+export type TToolOutput = { text?: string; isError?: boolean; durationMs?: number | null; step?: string; images?: string[] };
 
 export type TChatSession = {
   id: string;

@@ -171,7 +171,7 @@ async function runToolPhase(options: TRunAgentOptions, messages: TMessage[], mod
     const batch: number[] = [index];
     const readOnly = (at: number) => {
       const tool = options.tools.get(calls[at]!.name);
-      return decisions[at] === "allow" && tool !== undefined && riskOfCall(tool, calls[at]!.arguments) === "read";
+      return decisions[at] === "allow" && tool !== undefined && !tool.sequential && riskOfCall(tool, calls[at]!.arguments) === "read";
     };
     if (readOnly(index)) {
       while (batch.length < options.maxParallelTools && index + batch.length < calls.length && readOnly(index + batch.length)) batch.push(index + batch.length);

@@ -52,6 +52,8 @@ export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
   };
 
   const navigate = defineTool({
+    // One page per session: browser calls run one after another, in the order the model gave.
+    sequential: true,
     name: "browser_navigate",
     description:
       "Open a web page in this chat's own browser (JavaScript runs; cookies stay in this chat). Waits for the page to settle and dismisses cookie banners. Returns the title and URL; then read the page with browser_content. Private, loopback and cloud-metadata addresses are refused.",
@@ -61,6 +63,8 @@ export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
   });
 
   const content = defineTool({
+    // One page per session: browser calls run one after another, in the order the model gave.
+    sequential: true,
     name: "browser_content",
     description:
       'Read the current page, distilled: text with every interactive element as [number role "label"], or simplified HTML with data-agent-id attributes. Use the numbers with browser_click and browser_type. Long pages come in parts; the end of each part says which offset reads on.',
@@ -74,6 +78,8 @@ export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
 
   const clickRisk = (input: { selector?: string; sensitive?: boolean }): TToolRisk => (input.sensitive || (input.selector !== undefined && selectorLooksSensitive(input.selector)) ? "external" : "read");
   const click = defineTool({
+    // One page per session: browser calls run one after another, in the order the model gave.
+    sequential: true,
     name: "browser_click",
     description:
       'Click an element: agent_id (its number) or a selector. Waits for a navigation if the click starts one; an element covered by another is clicked through the DOM. Set sensitive: true for anything that submits, pays, deletes, confirms or purchases ("needs approval" in the listing); the user approves it first. Unmarked sensitive clicks are refused.',
@@ -86,6 +92,8 @@ export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
 
   const flagRisk = (input: { sensitive?: boolean }): TToolRisk => (input.sensitive ? "external" : "read");
   const type = defineTool({
+    // One page per session: browser calls run one after another, in the order the model gave.
+    sequential: true,
     name: "browser_type",
     description:
       "Replace the text of an input, text area or editable element (agent_id or selector), or choose an option of a select by its label. Autocomplete fields get real key presses, so their suggestions appear; the result lists new elements such as options.",
@@ -97,6 +105,8 @@ export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
   });
 
   const key = defineTool({
+    // One page per session: browser calls run one after another, in the order the model gave.
+    sequential: true,
     name: "browser_key",
     description:
       "Press a key on the focused element: Enter (pick a suggestion, submit), Escape (close a popup), Tab, ArrowDown / ArrowUp (move through options), PageDown, Backspace, or a combination such as Control+A. Enter that would submit a form needs sensitive: true.",
@@ -108,6 +118,8 @@ export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
   });
 
   const scroll = defineTool({
+    // One page per session: browser calls run one after another, in the order the model gave.
+    sequential: true,
     name: "browser_scroll",
     description: "Scroll the page (or its main scrolling panel). Returns the new position and the elements that appeared, e.g. more results of an endless list.",
     input: z.object({ direction: z.enum(["up", "down", "left", "right"]), pixels: z.int().min(1).max(20_000).optional().describe("Default 600 (most of the 800 px viewport)") }),
@@ -116,6 +128,8 @@ export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
   });
 
   const screenshot = defineTool({
+    // One page per session: browser calls run one after another, in the order the model gave.
+    sequential: true,
     name: "browser_screenshot",
     description: "A picture of the visible part of the page (1280×800). Costs more than browser_content; use it for layout, charts and images.",
     input: z.object({}),
@@ -124,6 +138,8 @@ export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
   });
 
   const annotated = defineTool({
+    // One page per session: browser calls run one after another, in the order the model gave.
+    sequential: true,
     name: "browser_screenshot_annotated",
     description: "A screenshot with a numbered box on every visible interactive element; the numbers are the agent_id values for browser_click and browser_type.",
     input: z.object({}),

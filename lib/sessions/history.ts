@@ -1,5 +1,6 @@
 import type { Approval, Step } from "@/lib/db/generated/client";
 import { textOf, type TContentPart, type TMessage, type TToolCall } from "@/lib/providers/types";
+import { imagesOf } from "./ui-stream";
 import { stepKey } from "./sessions";
 
 /**
@@ -124,7 +125,8 @@ function toolOutputForUi(step: Step | undefined): { state: "input-available" | "
   return {
     state: "output-available",
     output: {
-      text: stored.content.map((part) => (part.type === "text" ? part.text : `[${part.mediaType} image]`)).join(""),
+      text: textOf(stored.content),
+      images: imagesOf(stored.content),
       isError: stored.isError,
       durationMs: stored.durationMs ?? (step.endedAt ? step.endedAt.getTime() - step.startedAt.getTime() : null),
       step: stepKey(step.seq),

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { db } from "@/lib/db/client";
 import type { ChatSession } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
+import { closeBrowserSession } from "@/lib/browser/worker-client";
 import { sandboxRuntime } from "@/lib/sandbox/runtime";
 
 /** Chat sessions, always looked up together with their owner: another user's id is simply "not found". */
@@ -63,6 +64,7 @@ export async function deleteSession(options: { userId: string; sessionId: string
   const session = await getSessionOrThrow(options);
   if (session.status === "RUNNING") throw new AppError("conflict", "This session is running. Stop it before deleting it.");
   await db().chatSession.delete({ where: { id: session.id } });
-  // A remote sandbox belongs to its session and ends with it.
+  // A remote sandbox and a browser context belong to their session and end with it.
   await sandboxRuntime().sandbox?.releaseSession(session.id);
+  await closeBrowserSession({ userId: options.userId, sessionId: session.id });
 }

@@ -1,4 +1,5 @@
 import { createUIMessageStreamResponse, type UIMessageChunk } from "ai";
+import type { TContentPart } from "@/lib/providers/types";
 import type { TRunEvent } from "./run-session";
 
 /**
@@ -6,6 +7,12 @@ import type { TRunEvent } from "./run-session";
  * deltas, tool calls as dynamic tool parts (never raw JSON), one UI step per model call, and our
  * own data parts for notices, step keys and discarded text (a provider that failed midway).
  */
+/** Screenshots from a tool, as data URLs the tool card can show. */
+export function imagesOf(content: TContentPart[]): string[] | undefined {
+  const images = content.filter((part) => part.type === "image").map((part) => (part.type === "image" ? `data:${part.mediaType};base64,${part.data}` : ""));
+  return images.length ? images : undefined;
+}
+
 export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterable<UIMessageChunk> {
   let textId: string | undefined;
   let counter = 0;
@@ -60,7 +67,7 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
         yield {
           type: "tool-output-available",
           toolCallId: event.callId,
-          output: { text: event.output, isError: event.isError, durationMs: event.durationMs, step: event.stepKey },
+          output: { text: event.output, isError: event.isError, durationMs: event.durationMs, step: event.stepKey, images: imagesOf(event.content) },
           dynamic: true,
         };
         break;

@@ -28,6 +28,8 @@ export type TTool<TInput = unknown> = {
    * riskier than a click on a link); `risk` is used when this is absent.
    */
   riskOf?: (input: TInput) => TToolRisk;
+  /** Calls of this tool act on shared state (one browser page) and must never run in parallel. */
+  sequential?: boolean;
 };
 
 export function defineTool<TSchema extends z.ZodType>(tool: {
@@ -38,6 +40,7 @@ export function defineTool<TSchema extends z.ZodType>(tool: {
   execute: (input: z.infer<TSchema>, context: TToolContext) => Promise<TToolResult | string>;
   preview?: (input: z.infer<TSchema>, context: TToolContext) => Promise<TToolPreview>;
   riskOf?: (input: z.infer<TSchema>) => TToolRisk;
+  sequential?: boolean;
 }): TTool {
   if (!/^[a-z][a-z0-9_]{0,63}$/.test(tool.name)) throw new Error(`tool name "${tool.name}" must be snake_case ASCII`);
   return tool as unknown as TTool;

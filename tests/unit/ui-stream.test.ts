@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { imagesOf, toUiChunks } from "@/lib/sessions/ui-stream";
+import type { TRunEvent } from "@/lib/sessions/run-session";
+
+async function collect(events: TRunEvent[]) {
+  async function* source() {
+    yield* events;
+  }
+  const chunks: { type: string; [key: string]: unknown }[] = [];
+  for await (const chunk of toUiChunks(source())) chunks.push(chunk as never);
+  return chunks;
+}
+
+describe("UI message stream", () => {
+  it("passes screenshots from tools to the chat as data URLs", async () => {
+    const content = [
+      { type: "text" as const, text: "page screenshot" },
+      { type: "image" as const, mediaType: "image/png", data: "iVBORw0KGgo=" },
+    ];
+    expect(imagesOf(content)).toEqual(["data:image/png;base64,iVBORw0KGgo="]);
+    expect(imagesOf([{ type: "text", text: "no images" }])).toBeUndefined();
+    const chunks = await collect([
+      { type: "tool-start", stepId: "a", stepKey: "s0002", call: { id: "c1", name: "browser_screenshot", arguments: {} } },
+      { type: "tool-end", stepId: "a", stepKey: "s0002", callId: "c1", output: "page screenshot", content, isError: false, durationMs: 12 },
+    ]);
+    expect(chunks.find((chunk) => chunk.type === "tool-output-available")).toMatchObject({
+      toolCallId: "c1",
+      output: { text: "page screenshot", images: ["data:image/png;base64,iVBORw0KGgo="], durationMs: 12, step: "s0002" },
+    });
+  });
+
+  it("replaces text discarded after a failed attempt and closes text before tool calls", async () => {
+    const chunks = await collect([
+      { type: "text-delta", text: "half" },
+      { type: "text-discard" },
+      { type: "text-delta", text: "whole" },
+      { type: "tool-start", stepId: "a", stepKey: "s0003", call: { id: "c", name: "calculator", arguments: { expression: "1" } } },
+    ]);
+    expect(chunks.map((chunk) => chunk.type)).toEqual([
+      "start",
+      "text-start",
+      "text-delta",
+      "text-end",
+      "data-discard",
+      "text-start",
+      "text-delta",
+      "text-end",
+      "tool-input-available",
+      "finish",
+    ]);
+    expect(chunks[4]).toMatchObject({ data: { textId: "text-1" } });
+  });
+});
