@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { freePort } from "../tests/support/free-port";
+import { freePort } from "../lib/net/free-port";
 
 export { freePort };
 

@@ -13,7 +13,7 @@ import { parseDocument } from "yaml";
 import { startFakeLlm } from "../fake-llm/server";
 import { startBrowserSite } from "../fixtures/browser-site/server";
 import { findChromium, HOW_TO_GET_CHROMIUM } from "./chromium";
-import { freePort } from "../support/free-port";
+import { freePort } from "../../lib/net/free-port";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 

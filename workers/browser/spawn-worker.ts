@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
 import path from "node:path";
+import { freePort } from "../../lib/net/free-port";
 
 /**
  * How `npm run dev` / `npm start` run the browser worker beside Next.js: a child process on a
@@ -8,17 +8,6 @@ import path from "node:path";
  * it), sharing a secret with the app. Returns once the worker reports it is ready, or why not.
  */
 export type TWorkerProcess = { url: string; pid: () => number | undefined; stop: () => Promise<void> };
-
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 /**
  * The worker gets only what it needs: no database URL, auth secret or model keys. Chromium runs
@@ -39,7 +28,7 @@ export async function spawnBrowserWorker(options: {
   port: number;
   onLog?: (line: string) => void;
 }): Promise<TWorkerProcess | { error: string }> {
-  const port = options.port || (await freeLoopbackPort());
+  const port = options.port || (await freePort());
   const say = options.onLog ?? ((line: string) => process.stdout.write(`${line}\n`));
   let child: ChildProcess | undefined;
   let stopping = false;
