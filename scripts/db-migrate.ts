@@ -3,7 +3,11 @@
  * the same bookkeeping as `prisma migrate deploy`, so either tool can be used on a VPS.
  */
 import path from "node:path";
+import nextEnv from "@next/env";
 import { migrateDatabase } from "../lib/db/migrate";
+
+// DATABASE_URL may live in .env, as for the app itself.
+nextEnv.loadEnvConfig(path.resolve(import.meta.dirname, ".."), false, { info: () => {}, error: console.error });
 
 const url = process.env.DATABASE_URL;
 if (!url) {

@@ -16,9 +16,13 @@ import { startEmbeddedDatabase, type TEmbeddedDatabase } from "../lib/db/embedde
 import { migrateDatabase, readMigrations } from "../lib/db/migrate";
 import { spawnBrowserWorker, type TWorkerProcess } from "../workers/browser/spawn-worker";
 import pg from "pg";
+import nextEnv from "@next/env";
 
 const mode = process.argv[2] === "start" ? "start" : "dev";
 const root = path.resolve(import.meta.dirname, "..");
+// The same .env files Next.js reads (.env, .env.local, .env.production …), loaded here too: the
+// launcher decides between DATABASE_URL and the embedded database before Next.js starts.
+nextEnv.loadEnvConfig(root, mode === "dev", { info: () => {}, error: console.error });
 
 function fail(message: string): never {
   process.stderr.write(`\nxclaw: ${message}\n\n`);
