@@ -60,16 +60,9 @@ export type TStepRow = {
   error: string | null;
 };
 
-/** A tool call waiting for (or past) the owner's decision; see lib/sessions/history.ts `TApprovalView`. */
-export type TApprovalView = {
-  approvalId: string;
-  toolCallId: string;
-  toolName: string;
-  risk: string;
-  preview: unknown;
-  status: "pending" | "approved" | "denied" | "expired";
-  reason: string | null;
-  expiresAt: string;
-};
+/** A tool call waiting for (or past) the owner's decision: the server's own type (types only, erased). */
+import type { TApprovalView } from "@/lib/sessions/history";
+
+export type { TApprovalView };
 
 export type TApprovalDecision = { decision: "approve" | "deny"; alwaysAllow?: boolean };
