@@ -1,6 +1,30 @@
 import nextCoreWebVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
 
+/**
+ * The direction of dependencies inside lib/ (ARCHITECTURE.md, "Layers"): a folder may import only
+ * folders of lower layers. Domains later in the list build on the earlier ones; nothing reaches up.
+ */
+const LIB_LAYERS = [
+  ["errors.ts", "config", "observability", "net", "wire", "db", "http"],
+  ["providers", "sandbox", "settings"],
+  ["tools", "browser"],
+  ["capabilities", "approvals", "auth", "users"],
+  ["agent"],
+  ["sessions"],
+  ["runs"],
+  ["channels"],
+];
+const libZones = LIB_LAYERS.flatMap((layer, index) =>
+  layer.map((folder) => ({
+    target: `./lib/${folder}`,
+    from: LIB_LAYERS.slice(index + 1)
+      .flat()
+      .map((higher) => `./lib/${higher}`),
+    message: `lib/${folder} sits below these folders in the layering (eslint.config.mjs, ARCHITECTURE.md); move the shared piece down instead.`,
+  })),
+).filter((zone) => zone.from.length);
+
 const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
@@ -18,6 +42,15 @@ const config = [
     files: ["lib/**/*.ts", "workers/**/*.ts"],
     rules: {
       "no-restricted-imports": ["error", { patterns: ["@/app/*", "@/components/*", "@/tests/*", "**/tests/**"] }],
+    },
+  },
+  {
+    files: ["lib/**/*.ts", "workers/**/*.ts", "scripts/**/*.ts", "inngest/**/*.ts"],
+    // Cycle detection follows imports; packages are not ours to check (and some are too big to parse).
+    settings: { "import/ignore": ["node_modules"] },
+    rules: {
+      "import/no-cycle": ["error", { ignoreExternal: true }],
+      "import/no-restricted-paths": ["error", { zones: libZones }],
     },
   },
   {

@@ -9,7 +9,7 @@ export default async function AppLayout({ children }: { children: React.ReactNod
     id: session.id,
     title: session.title,
     status: session.status,
-    updatedAt: session.updatedAt.toISOString(),
+    updatedAt: session.updatedAt,
   }));
   return (
     <SessionListProvider initialSessions={sessions}>

@@ -39,7 +39,7 @@ export const UserMessage = memo(function UserMessage({ message, stepKey, showSte
 
 /**
  * An assistant reply, part by part. `active` marks the reply being streamed: only there can a tool
- * still be running. A `data-discard` part hides the text part before it (a provider failed midway
+ * still be running. A `data-text-discard` part hides the text part before it (a provider failed midway
  * and the next one started over).
  */
 export const AssistantMessage = memo(function AssistantMessage({
@@ -67,7 +67,7 @@ export const AssistantMessage = memo(function AssistantMessage({
   let lastNotice: { text: string; index: number } | undefined;
   message.parts.forEach((part, index) => {
     if (part.type === "text") lastText = index;
-    else if (part.type === "data-discard" && lastText !== undefined) {
+    else if (part.type === "data-text-discard" && lastText !== undefined) {
       hidden.add(lastText);
       lastText = undefined;
     }

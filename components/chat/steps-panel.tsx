@@ -10,7 +10,7 @@ import type { TStepRow } from "./types";
 type TForkResponse = { session: { id: string; title: string } };
 type TRollbackResponse = { removed: number };
 
-const TYPE_LABELS: Record<TStepRow["type"], string> = { user_input: "Message", model_call: "Model", tool_call: "Tool", system_note: "Note" };
+const TYPE_LABELS: Record<TStepRow["type"], string> = { user_input: "Message", model_call: "Model", tool_call: "Tool", system_note: "Note", command: "Command" };
 
 function describe(step: TStepRow): string {
   if (step.type === "tool_call") return step.name;

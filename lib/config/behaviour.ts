@@ -53,6 +53,21 @@ export const ZBehaviourConfig = z.strictObject({
       maxParallelTools: z.int().min(1).max(32).default(4),
     })
     .prefault({}),
+  runs: z
+    .strictObject({
+      /**
+       * How runs are followed and stopped across app processes. memory: one process (the embedded
+       * database allows no other); postgres: LISTEN/NOTIFY on the database; auto: postgres when
+       * DATABASE_URL is a PostgreSQL server, memory with the embedded database.
+       */
+      events: z.enum(["auto", "memory", "postgres"]).default("auto"),
+      /** A running session whose owner has not renewed its lease for this long was interrupted. */
+      leaseSeconds: z.number().min(1).max(600).default(15),
+      /** How often the owner renews the lease (and reads a Stop from another process). */
+      heartbeatSeconds: z.number().min(0.1).max(120).default(5),
+    })
+    .prefault({})
+    .refine((runs) => runs.heartbeatSeconds * 2 <= runs.leaseSeconds, { message: "runs.heartbeatSeconds must be at most half of runs.leaseSeconds" }),
   providers: z
     .strictObject({
       /** Order in which providers are tried; XCLAW_PROVIDERS (comma-separated) overrides it. */

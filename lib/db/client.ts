@@ -57,9 +57,20 @@ export function dbPool(): pg.Pool {
   return database().pool;
 }
 
+const globalClosers = globalThis as unknown as { xclawDatabaseClosers?: Set<() => Promise<void>> };
+const closers = (globalClosers.xclawDatabaseClosers ??= new Set());
+
+/** Connections opened beside the pool (a LISTEN client) close with it. */
+export function onDatabaseDisconnect(close: () => Promise<void>): void {
+  closers.add(close);
+}
+
 export async function disconnectDatabase(): Promise<void> {
   const existing = globalForDb.xclawDatabase;
   globalForDb.xclawDatabase = undefined;
+  const closing = [...closers];
+  closers.clear();
+  await Promise.all(closing.map((close) => close().catch(() => {})));
   if (!existing) return;
   await existing.prisma.$disconnect().catch(() => {});
   await existing.pool.end().catch(() => {});

@@ -8,7 +8,7 @@ import type { TModelEvent, TModelRequest, TProvider, TToolCall, TUsage } from ".
  *
  * Text streams live; tool calls and usage are held until an attempt finishes, so a stream that
  * breaks midway never leaves half a turn behind. When an attempt fails after text was shown, a
- * `discard-text` event tells the consumer to drop that text before the next attempt streams.
+ * `text-discard` event tells the consumer to drop that text before the next attempt streams.
  */
 export type TRetryPolicy = {
   /** Retries per provider after the first attempt. */
@@ -22,7 +22,7 @@ export type TRetryPolicy = {
 export type TChainEvent =
   | { type: "attempt-start"; provider: string; model: string; attempt: number }
   | { type: "attempt-failed"; provider: string; model: string; attempt: number; error: string; willRetry: boolean }
-  | { type: "discard-text" }
+  | { type: "text-discard" }
   | { type: "text-delta"; text: string }
   | { type: "turn-complete"; provider: string; model: string; toolCalls: TToolCall[]; usage: TUsage; finishReason: (TModelEvent & { type: "finish" })["reason"] };
 
@@ -176,7 +176,7 @@ export async function* streamWithFallback(
         if (request.signal?.aborted) throw request.signal.reason;
         const classified = classifyError(error);
         const willRetry = classified.retryable && attempt < policy.retries;
-        if (textShown) yield { type: "discard-text" };
+        if (textShown) yield { type: "text-discard" };
         yield { type: "attempt-failed", provider: provider.name, model: provider.model, attempt, error: classified.description, willRetry };
         if (!willRetry) {
           failures.push({

@@ -1,47 +1,47 @@
 import { z } from "zod";
+import { releaseSessionResources } from "@/lib/capabilities/capabilities";
 import { db } from "@/lib/db/client";
-import type { ChatSession } from "@/lib/db/generated/client";
+import type { ChatSession, RunTrigger } from "@/lib/db/generated/client";
+import { storableText } from "@/lib/db/storable";
 import { AppError } from "@/lib/errors";
-import { closeBrowserSession } from "@/lib/browser/worker-client";
-import { sandboxRuntime } from "@/lib/sandbox/runtime";
+import type { TRunTriggerName, TSessionStatus, TSessionSummary } from "@/lib/wire/chat";
 
 /** Chat sessions, always looked up together with their owner: another user's id is simply "not found". */
-export type TSessionSummary = {
-  id: string;
-  title: string;
-  status: "init" | "running" | "paused" | "success" | "failed";
-  statusReason: string | null;
-  parentSessionId: string | null;
-  forkedFromStep: string | null;
-  lastProvider: string | null;
-  lastModel: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-};
-
 export const ZSessionTitle = z.string().trim().min(1, "The title cannot be empty.").max(200, "Titles are at most 200 characters.");
 
 export function stepKey(seq: number): string {
   return `s${String(seq).padStart(4, "0")}`;
 }
 
+export function triggerName(trigger: RunTrigger): TRunTriggerName {
+  return trigger.toLowerCase() as TRunTriggerName;
+}
+
 export function toSessionSummary(session: ChatSession): TSessionSummary {
   return {
     id: session.id,
     title: session.title,
-    status: session.status.toLowerCase() as TSessionSummary["status"],
+    status: session.status.toLowerCase() as TSessionStatus,
     statusReason: session.statusReason,
+    trigger: triggerName(session.trigger),
     parentSessionId: session.parentSessionId,
     forkedFromStep: session.forkedFromSeq ? stepKey(session.forkedFromSeq) : null,
     lastProvider: session.lastProvider,
     lastModel: session.lastModel,
-    createdAt: session.createdAt,
-    updatedAt: session.updatedAt,
+    createdAt: session.createdAt.toISOString(),
+    updatedAt: session.updatedAt.toISOString(),
   };
 }
 
-export async function createSession(options: { userId: string; title?: string }): Promise<ChatSession> {
-  return db().chatSession.create({ data: { userId: options.userId, title: options.title ?? "New chat" } });
+export async function createSession(options: { userId: string; title?: string; trigger?: TRunTriggerName; parentSessionId?: string }): Promise<ChatSession> {
+  return db().chatSession.create({
+    data: {
+      userId: options.userId,
+      title: storableText(options.title ?? "New chat").slice(0, 200),
+      trigger: (options.trigger ?? "web").toUpperCase() as RunTrigger,
+      parentSessionId: options.parentSessionId,
+    },
+  });
 }
 
 export async function listSessions(options: { userId: string; limit?: number }): Promise<ChatSession[]> {
@@ -60,11 +60,13 @@ export async function renameSession(options: { userId: string; sessionId: string
   return db().chatSession.update({ where: { id: session.id }, data: { title: options.title } });
 }
 
+/**
+ * Deletes a session and then releases what it held (sandbox, browser context, and whatever later
+ * capabilities keep per session) through the capabilities' one "session deleted" hook.
+ */
 export async function deleteSession(options: { userId: string; sessionId: string }): Promise<void> {
   const session = await getSessionOrThrow(options);
   if (session.status === "RUNNING") throw new AppError("conflict", "This session is running. Stop it before deleting it.");
   await db().chatSession.delete({ where: { id: session.id } });
-  // A remote sandbox and a browser context belong to their session and end with it.
-  await sandboxRuntime().sandbox?.releaseSession(session.id);
-  await closeBrowserSession({ userId: options.userId, sessionId: session.id });
+  await releaseSessionResources({ userId: options.userId, sessionId: session.id });
 }

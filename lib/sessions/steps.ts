@@ -1,46 +1,34 @@
 import { db } from "@/lib/db/client";
 import type { Prisma, Step, StepType } from "@/lib/db/generated/client";
+import { withDatabaseRetry } from "@/lib/db/retry";
+import { storableJson, storableJsonText, storableText } from "@/lib/db/storable";
 import { AppError } from "@/lib/errors";
+import { createLogger } from "@/lib/observability/logger";
+import type { TStepRow, TStepType } from "@/lib/wire/chat";
 import { stepKey } from "./sessions";
 
 /**
  * Steps are the session's trace and the source of its history. `recordStep` allocates the next
  * per-session sequence number atomically and writes the row before the work it describes starts.
+ * Everything stored passes the storable filter (no NUL, well-formed strings), and writes are retried
+ * on transient database errors, so a step is never lost to odd bytes or a dropped connection.
  */
-export type TStepSummary = {
-  id: string;
-  key: string;
-  seq: number;
-  parentStepId: string | null;
-  type: "user_input" | "model_call" | "tool_call" | "system_note";
-  name: string;
-  status: "running" | "completed" | "failed";
-  input: unknown;
-  output: unknown;
-  error: string | null;
-  startedAt: Date;
-  endedAt: Date | null;
-  durationMs: number | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  provider: string | null;
-  model: string | null;
-};
+const log = createLogger("steps");
 
-export function toStepSummary(step: Step): TStepSummary {
+export function toStepRow(step: Step): TStepRow {
   return {
     id: step.id,
     key: stepKey(step.seq),
     seq: step.seq,
     parentStepId: step.parentStepId,
-    type: step.type.toLowerCase() as TStepSummary["type"],
+    type: step.type.toLowerCase() as TStepType,
     name: step.name,
-    status: step.status.toLowerCase() as TStepSummary["status"],
+    status: step.status.toLowerCase() as TStepRow["status"],
     input: step.input,
     output: step.output,
     error: step.error,
-    startedAt: step.startedAt,
-    endedAt: step.endedAt,
+    startedAt: step.startedAt.toISOString(),
+    endedAt: step.endedAt?.toISOString() ?? null,
     durationMs: step.endedAt ? step.endedAt.getTime() - step.startedAt.getTime() : null,
     inputTokens: step.inputTokens,
     outputTokens: step.outputTokens,
@@ -62,7 +50,7 @@ export type TRecordStepOptions = {
 };
 
 function jsonOrNull(value: Prisma.InputJsonValue | undefined): string | null {
-  return value === undefined ? null : JSON.stringify(value);
+  return value === undefined ? null : storableJsonText(value);
 }
 
 /**
@@ -73,59 +61,53 @@ export async function recordStep(options: TRecordStepOptions): Promise<{ id: str
   const status = options.status ?? "RUNNING";
   // Timestamps from this process's clock, like finishStep's, so durations are never negative.
   const now = new Date();
-  const rows = await db().$queryRaw<{ id: string; seq: number }[]>`
+  const rows = await withDatabaseRetry(
+    "record a step",
+    () => db().$queryRaw<{ id: string; seq: number }[]>`
     WITH next AS (
-      UPDATE "chat_sessions" SET "nextSeq" = "nextSeq" + 1 WHERE "id" = ${options.sessionId}::uuid RETURNING "nextSeq" - 1 AS seq
+      UPDATE "chat_sessions" SET "nextSeq" = "nextSeq" + 1 WHERE "id" = ${options.sessionId}::uuid AND "userId" = ${options.userId}::uuid RETURNING "nextSeq" - 1 AS seq
     )
     INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "output", "error", "parentStepId", "startedAt", "endedAt")
-    SELECT gen_random_uuid(), ${options.sessionId}::uuid, ${options.userId}::uuid, next.seq, ${options.type}::"StepType", ${options.name},
-           ${status}::"StepStatus", ${jsonOrNull(options.input)}::jsonb, ${jsonOrNull(options.output)}::jsonb, ${options.error ?? null},
+    SELECT gen_random_uuid(), ${options.sessionId}::uuid, ${options.userId}::uuid, next.seq, ${options.type}::"StepType", ${storableText(options.name)},
+           ${status}::"StepStatus", ${jsonOrNull(options.input)}::jsonb, ${jsonOrNull(options.output)}::jsonb, ${options.error === undefined ? null : storableText(options.error)},
            ${options.parentStepId ?? null}::uuid, ${now}, ${status === "RUNNING" ? null : now}
     FROM next
-    RETURNING "id", "seq"`;
+    RETURNING "id", "seq"`,
+  );
   const row = rows[0];
   if (!row) throw new AppError("not_found", "No such session.");
   return row;
 }
 
-/**
- * Starts a run in one statement: claims the session (INIT, SUCCESS or FAILED → RUNNING with this
- * process's lease), names a new session after its first message, and writes the run's first step.
- * Returns undefined when the session is already running (or is not the caller's).
- */
-export async function claimSessionAndRecordStep(options: {
-  sessionId: string;
-  userId: string;
-  runnerId: string;
-  leaseExpiresAt: Date;
-  title: string | null;
-  step: Pick<TRecordStepOptions, "type" | "name" | "input">;
-}): Promise<{ id: string; seq: number; allowedTools: string[] } | undefined> {
-  const now = new Date();
-  const rows = await db().$queryRaw<{ id: string; seq: number; allowedTools: string[] }[]>`
-    WITH claimed AS (
-      UPDATE "chat_sessions"
-      SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${options.runnerId}, "leaseExpiresAt" = ${options.leaseExpiresAt},
-          "nextSeq" = "nextSeq" + 1, "updatedAt" = ${now},
-          "title" = CASE WHEN "title" = 'New chat' AND ${options.title}::text IS NOT NULL THEN ${options.title}::text ELSE "title" END
-      WHERE "id" = ${options.sessionId}::uuid AND "userId" = ${options.userId}::uuid AND "status" IN ('INIT', 'SUCCESS', 'FAILED')
-      RETURNING "nextSeq" - 1 AS seq, "allowedTools"
-    ), inserted AS (
-      INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "startedAt", "endedAt")
-      SELECT gen_random_uuid(), ${options.sessionId}::uuid, ${options.userId}::uuid, claimed.seq, ${options.step.type}::"StepType", ${options.step.name},
-             'COMPLETED', ${jsonOrNull(options.step.input)}::jsonb, ${now}, ${now}
-      FROM claimed
-      RETURNING "id", "seq"
-    )
-    SELECT inserted."id", inserted."seq", claimed."allowedTools" FROM inserted, claimed`;
-  return rows[0];
-}
+export type TFinishStep = {
+  status: "COMPLETED" | "FAILED";
+  output?: Prisma.InputJsonValue;
+  error?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  provider?: string;
+  model?: string;
+};
 
-export async function finishStep(
-  stepId: string,
-  result: { status: "COMPLETED" | "FAILED"; output?: Prisma.InputJsonValue; error?: string; inputTokens?: number; outputTokens?: number; provider?: string; model?: string },
-): Promise<void> {
-  await db().step.update({ where: { id: stepId }, data: { ...result, endedAt: new Date() } });
+/**
+ * Completes a step. If the result itself cannot be stored, the step is still closed — FAILED with
+ * the reason — so it never stays RUNNING and the run goes on.
+ */
+export async function finishStep(stepId: string, result: TFinishStep): Promise<void> {
+  const data = {
+    ...result,
+    output: result.output === undefined ? undefined : storableJson(result.output),
+    error: result.error === undefined ? undefined : storableText(result.error),
+    endedAt: new Date(),
+  };
+  try {
+    await withDatabaseRetry("finish a step", () => db().step.update({ where: { id: stepId }, data }));
+  } catch (error) {
+    log.error("could not store a step's result", { stepId, error });
+    await withDatabaseRetry("mark a step failed", () =>
+      db().step.update({ where: { id: stepId }, data: { status: "FAILED", error: "The result of this step could not be stored.", endedAt: data.endedAt } }),
+    );
+  }
 }
 
 export async function listSteps(options: { sessionId: string; userId: string }): Promise<Step[]> {

@@ -1,14 +1,47 @@
 import { z } from "zod";
+import { AppError } from "@/lib/errors";
 import type { TContentPart, TToolDefinition } from "@/lib/providers/types";
 
 /**
  * One registration exposes a tool everywhere: to every provider (JSON Schema generated from the
  * zod input schema), to the text tool protocol, and to the system prompt. Risk levels feed the
- * approval policy (read tools run freely; the others will ask, see the approvals issue).
+ * one approval policy (lib/approvals/policy.ts).
  */
 export type TToolRisk = "read" | "write" | "execute" | "external";
 
-export type TToolContext = { userId: string; sessionId: string; signal: AbortSignal };
+/** A progress update from a running tool; the chat shows the latest one on the tool's card. */
+export type TToolProgress = { text: string; fraction?: number };
+
+/** What a tool may ask of the run that called it: a child run (a sub-agent) working on a task. */
+export type TChildRunRequest = {
+  task: string;
+  title?: string;
+  /** Added to the child's system prompt (e.g. an agent profile's role). */
+  instructions?: string;
+  maxIterations?: number;
+  /** Tool names the child may use; all of the parent's tools when absent. */
+  allowedTools?: string[];
+  timeoutMs?: number;
+};
+
+export type TChildRunResult = {
+  sessionId: string;
+  status: "completed" | "max-iterations" | "paused" | "failed" | "stopped";
+  text: string;
+  error?: string;
+};
+
+export type TToolContext = {
+  userId: string;
+  sessionId: string;
+  /** The TOOL_CALL step of this call; empty while previewing a call that has no step yet. */
+  stepId: string;
+  signal: AbortSignal;
+  /** Streams a progress update to this call's card (and to anyone following the run). */
+  progress: (update: TToolProgress) => void;
+  /** Starts a child run and waits for its result; absent where runs cannot nest any deeper. */
+  startChildRun?: (request: TChildRunRequest) => Promise<TChildRunResult>;
+};
 
 export type TToolResult = { content: TContentPart[]; isError?: boolean };
 
@@ -32,6 +65,8 @@ export type TTool<TInput = unknown> = {
   sequential?: boolean;
 };
 
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
 export function defineTool<TSchema extends z.ZodType>(tool: {
   name: string;
   description: string;
@@ -42,22 +77,45 @@ export function defineTool<TSchema extends z.ZodType>(tool: {
   riskOf?: (input: z.infer<TSchema>) => TToolRisk;
   sequential?: boolean;
 }): TTool {
-  if (!/^[a-z][a-z0-9_]{0,63}$/.test(tool.name)) throw new Error(`tool name "${tool.name}" must be snake_case ASCII`);
+  if (!TOOL_NAME.test(tool.name)) throw new Error(`tool name "${tool.name}" must be snake_case ASCII`);
   return tool as unknown as TTool;
 }
 
-export class ToolRegistry {
-  private readonly tools = new Map<string, TTool>();
+/**
+ * JSON Schemas are built once per tool object, not per run: tool providers hand out the same
+ * objects run after run, and building a schema is the most expensive thing about a registry.
+ */
+const definitionCache = new WeakMap<TTool, TToolDefinition>();
 
-  register(tool: TTool): this {
-    if (this.tools.has(tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
-    this.tools.set(tool.name, tool);
+export function toolDefinition(tool: TTool): TToolDefinition {
+  let definition = definitionCache.get(tool);
+  if (!definition) {
+    const schema = z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+    delete schema.$schema;
+    definition = { name: tool.name, description: tool.description, inputSchema: schema };
+    definitionCache.set(tool, definition);
+  }
+  return definition;
+}
+
+/** The tools of one run. `source` names where a tool came from, for the duplicate-name error. */
+export class ToolRegistry {
+  private readonly tools = new Map<string, { tool: TTool; source: string }>();
+  private cachedDefinitions: TToolDefinition[] | undefined;
+
+  /** Refuses a second tool with the same name with an error that names both sources. */
+  register(tool: TTool, source = "built-in"): this {
+    const existing = this.tools.get(tool.name);
+    if (existing) {
+      throw new AppError("conflict", `The tool name "${tool.name}" from ${source} is already taken by ${existing.source}; the second one was not registered.`);
+    }
+    this.tools.set(tool.name, { tool, source });
     this.cachedDefinitions = undefined;
     return this;
   }
 
   get(name: string): TTool | undefined {
-    return this.tools.get(name);
+    return this.tools.get(name)?.tool;
   }
 
   names(): string[] {
@@ -65,17 +123,19 @@ export class ToolRegistry {
   }
 
   list(): TTool[] {
-    return [...this.tools.values()];
+    return [...this.tools.values()].map((entry) => entry.tool);
   }
 
-  private cachedDefinitions: TToolDefinition[] | undefined;
+  /** A registry with only the named tools (a run's allowed list); unknown names are ignored. */
+  only(names: readonly string[]): ToolRegistry {
+    const allowed = new Set(names);
+    const narrowed = new ToolRegistry();
+    for (const [name, entry] of this.tools) if (allowed.has(name)) narrowed.register(entry.tool, entry.source);
+    return narrowed;
+  }
 
   definitions(): TToolDefinition[] {
-    this.cachedDefinitions ??= this.list().map((tool) => {
-      const schema = z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Record<string, unknown>;
-      delete schema.$schema;
-      return { name: tool.name, description: tool.description, inputSchema: schema };
-    });
+    this.cachedDefinitions ??= this.list().map(toolDefinition);
     return this.cachedDefinitions;
   }
 }

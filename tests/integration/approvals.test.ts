@@ -3,10 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { waitForRun } from "@/lib/sessions/run-session";
+import { waitForRun } from "@/lib/runs/start-run";
 import { workspaceRoot } from "@/lib/sandbox/runtime";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
-import { chatResponse, clearProviderEnvironment, decideResponse, newSession, sendChat, useFakeProvider } from "../support/chat";
+import { clearProviderEnvironment, decideResponse, newSession, sendChat, useFakeProvider } from "../support/chat";
 import { createUser } from "../support/http";
 import { readUiStream, type TChunk } from "../support/ui-stream";
 
@@ -150,12 +150,23 @@ describe("approvals", () => {
     expect(await exists(path.join(workspaceRoot(user.id), "notes/hello.md"))).toBe(true);
   });
 
-  it("refuses a new message while an approval is pending, with a clear reason", async () => {
-    const { cookie } = await createUser();
-    const { sessionId } = await pausedOnWrite(cookie);
-    const response = await chatResponse(cookie, sessionId, "hello?");
-    expect(response.status).toBe(409);
-    expect((await response.json()).error.message).toBe("This session is waiting for your approval. Approve or deny the pending action first.");
+  it("treats a new message while an approval is pending as Deny, then continues with the message", async () => {
+    const { user, cookie } = await createUser();
+    const { sessionId, approval } = await pausedOnWrite(cookie);
+    fake.script([{ text: "Understood, I will not write the note." }]);
+    const { text } = await sendChat(cookie, sessionId, "no, don't write anything");
+    expect(text).toBe("Understood, I will not write the note.");
+    await waitForRun(sessionId);
+    expect(await exists(path.join(workspaceRoot(user.id), "notes/hello.md"))).toBe(false);
+    const decided = await db().approval.findUniqueOrThrow({ where: { id: approval.approvalId } });
+    expect(decided.status).toBe("DENIED");
+    expect(decided.reason).toMatch(/sent a new message instead/);
+    // The model saw the call answered as denied, then the person's message.
+    const seen = fake.requests.at(-1)!.body.messages.slice(1);
+    expect(seen.map((message: { role: string }) => message.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(seen[2].content).toMatch(/^ERROR: Denied by the user/);
+    expect(seen[3].content).toBe("no, don't write anything");
+    expect((await db().chatSession.findUniqueOrThrow({ where: { id: sessionId } })).status).toBe("SUCCESS");
   });
 
   it("'always allow this tool in this session' lets later calls of that tool run without asking", async () => {

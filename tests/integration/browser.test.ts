@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { waitForRun } from "@/lib/sessions/run-session";
-import { defaultToolRegistry } from "@/lib/tools/default-tools";
+import { waitForRun } from "@/lib/runs/start-run";
+import { defaultToolRegistry } from "@/lib/capabilities/capabilities";
 import { findChromium } from "@/workers/browser/chromium";
 import { startBrowserWorker, type TBrowserWorker } from "@/workers/browser/worker";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";

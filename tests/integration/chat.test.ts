@@ -4,8 +4,8 @@ import { GET as listSessionsRoute } from "@/app/api/sessions/route";
 import { GET as getSteps } from "@/app/api/sessions/[id]/steps/route";
 import { POST as stop } from "@/app/api/sessions/[id]/stop/route";
 import { db } from "@/lib/db/client";
-import { waitForRun } from "@/lib/sessions/run-session";
-import { defaultToolRegistry } from "@/lib/tools/default-tools";
+import { waitForRun } from "@/lib/runs/start-run";
+import { defaultToolRegistry } from "@/lib/capabilities/capabilities";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { chatResponse as sendChat, clearProviderEnvironment, newSession, useFakeProvider } from "../support/chat";
 import { call, createUser } from "../support/http";
@@ -123,7 +123,7 @@ describe("POST /api/chat", () => {
     });
     const { text, chunks } = await readUiStream(await sendChat(cookie, sessionId, "hello"));
     expect(text).toBe("Complete answer from Claude.");
-    expect(chunks.some((chunk) => chunk.type === "data-discard")).toBe(true);
+    expect(chunks.some((chunk) => chunk.type === "data-text-discard")).toBe(true);
     expect(openaiCalls).toBe(3); // first attempt + 2 retries (xclaw.yaml providers.retries)
     const model = await db().step.findFirstOrThrow({ where: { sessionId, type: "MODEL_CALL" } });
     expect(model.output).toMatchObject({ text: "Complete answer from Claude." });

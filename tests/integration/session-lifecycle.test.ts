@@ -5,8 +5,8 @@ import { POST as resume } from "@/app/api/sessions/[id]/resume/route";
 import { POST as rollback } from "@/app/api/sessions/[id]/rollback/route";
 import { GET as getSteps } from "@/app/api/sessions/[id]/steps/route";
 import { db } from "@/lib/db/client";
-import { INTERRUPTED_TOOL_OBSERVATION } from "@/lib/sessions/history";
-import { RESUME_INSTRUCTION, waitForRun } from "@/lib/sessions/run-session";
+import { INTERRUPTED_TOOL_OBSERVATION } from "@/lib/sessions/model-history";
+import { RESUME_INSTRUCTION, waitForRun } from "@/lib/runs/start-run";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { clearProviderEnvironment, newSession, sendChat, useFakeProvider } from "../support/chat";
 import { call, createUser, ORIGIN } from "../support/http";
@@ -116,11 +116,19 @@ describe("steps, rollback and fork", () => {
     const forked = await sendChat(cookie, sessionId, "/fork s0002 Branch B");
     const open = forked.chunks.find((chunk) => chunk.type === "data-session");
     expect(open?.data).toMatchObject({ action: "open" });
+    // /steps and /fork were stored as steps s0006 and s0007, so the rollback removes them too.
     const rolled = await sendChat(cookie, sessionId, "/rollback s0005");
-    expect(rolled.text).toBe("Rolled back: removed 2 steps from s0005 on.");
+    expect(rolled.text).toBe("Rolled back: removed 4 steps from s0005 on.");
     const unknown = await sendChat(cookie, sessionId, "/frobnicate");
     expect(unknown.text).toMatch(/^Unknown command \/frobnicate/);
     expect(fake.requests.length).toBe(requestsBefore);
+    // Command replies survive a reload, and the model never sees them.
+    const loaded = await call(getSession, "/x", { cookie, params: { id: sessionId } });
+    const texts = loaded.json.messages.map((message: { role: string; parts: { type: string; text?: string }[] }) => `${message.role}: ${message.parts.find((part) => part.type === "text")?.text ?? ""}`);
+    expect(texts.slice(-4)).toEqual(["user: /rollback s0005", "assistant: Rolled back: removed 4 steps from s0005 on.", "user: /frobnicate", expect.stringMatching(/^assistant: Unknown command/)]);
+    fake.script([{ text: "ok" }]);
+    await sendChat(cookie, sessionId, "go on");
+    expect(JSON.stringify(fake.requests.at(-1)!.body.messages)).not.toContain("frobnicate");
   });
 
   it("renames and deletes sessions, scoped to the owner", async () => {

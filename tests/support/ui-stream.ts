@@ -11,7 +11,7 @@ export async function readUiStream(response: Response): Promise<{ chunks: TChunk
     chunks.push(JSON.parse(payload) as TChunk);
   }
   // Text shown to the user: deltas of text parts that were not discarded afterwards.
-  const discarded = new Set(chunks.filter((chunk) => chunk.type === "data-discard").map((chunk) => (chunk.data as { textId: string }).textId));
+  const discarded = new Set(chunks.filter((chunk) => chunk.type === "data-text-discard").map((chunk) => (chunk.data as { textId: string }).textId));
   const text = chunks
     .filter((chunk) => chunk.type === "text-delta" && !discarded.has(chunk.id as string))
     .map((chunk) => chunk.delta as string)

@@ -46,7 +46,7 @@ describe("tool registry", () => {
         inputSchema: { type: "object", properties: { name: { type: "string", description: "who" }, loud: { type: "boolean" } }, required: ["name"] },
       },
     ]);
-    expect(() => registry.register(defineTool({ name: "greet", description: "", input: z.object({}), risk: "read", execute: async () => "" }))).toThrow(/registered twice/);
+    expect(() => registry.register(defineTool({ name: "greet", description: "", input: z.object({}), risk: "read", execute: async () => "" }))).toThrow(/already taken by built-in/);
   });
 
 });
@@ -149,7 +149,7 @@ describe("retry policy", () => {
       throw new TypeError("terminated");
     };
     const events = await collect([provider("openai", [breaking, succeed("whole")])]);
-    expect(events.map((event) => event.type)).toEqual(["attempt-start", "text-delta", "discard-text", "attempt-failed", "attempt-start", "text-delta", "turn-complete"]);
+    expect(events.map((event) => event.type)).toEqual(["attempt-start", "text-delta", "text-discard", "attempt-failed", "attempt-start", "text-delta", "turn-complete"]);
   });
 
   it("fails an attempt that goes silent (idle timeout) and retries it", async () => {

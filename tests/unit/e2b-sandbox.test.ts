@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseBehaviourConfig } from "@/lib/config/behaviour";
 import { E2bSandbox, REMOTE_WORKDIR, type TRemoteSandbox, type TRemoteSandboxFactory } from "@/lib/sandbox/e2b-sandbox";
 import { createSandboxRuntime } from "@/lib/sandbox/runtime";
-import { defaultToolRegistry } from "@/lib/tools/default-tools";
+import { defaultToolRegistry } from "@/lib/capabilities/capabilities";
 
 /**
  * E2B mode against a stand-in for the e2b SDK at exactly the boundary xclaw uses (TRemoteSandbox):
@@ -52,7 +52,7 @@ function fakeE2b() {
 }
 
 const config = parseBehaviourConfig("sandbox:\n  mode: e2b\n");
-const context = (sessionId: string) => ({ userId: "00000000-0000-4000-8000-000000000001", sessionId, signal: new AbortController().signal });
+const context = (sessionId: string) => ({ userId: "00000000-0000-4000-8000-000000000001", sessionId, signal: new AbortController().signal, stepId: "", progress: () => {} });
 
 describe("E2B sandbox mode", () => {
   it("creates one sandbox per session lazily, and the shell and file tools share its filesystem", async () => {

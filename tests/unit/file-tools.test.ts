@@ -4,12 +4,12 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseBehaviourConfig } from "@/lib/config/behaviour";
 import { createSandboxRuntime, workspaceRoot } from "@/lib/sandbox/runtime";
-import { defaultToolRegistry } from "@/lib/tools/default-tools";
+import { defaultToolRegistry } from "@/lib/capabilities/capabilities";
 import { unifiedDiff } from "@/lib/tools/line-diff";
 import type { TToolResult } from "@/lib/tools/registry";
 
 const userId = "00000000-0000-4000-8000-0000000000aa";
-const context = { userId, sessionId: "s", signal: new AbortController().signal };
+const context = { userId, sessionId: "s", signal: new AbortController().signal, stepId: "", progress: () => {} };
 let dataDirectory: string;
 
 beforeAll(async () => {

@@ -97,7 +97,7 @@ describe("agent loop", () => {
     const provider = scriptedProvider([[call("read_a", "1"), call("read_b", "2"), call("write_c", "3"), call("read_a", "4")]]);
     const { recorder, log } = memoryRecorder();
     const events: TAgentEvent[] = [];
-    const outcome = await runAgent({ ...base, providers: [provider], tools: tools(active, order), history: [], signal: new AbortController().signal, recorder, emit: (event) => events.push(event) });
+    const outcome = await runAgent({ ...base, providers: [provider], tools: tools(active, order), history: [], signal: new AbortController().signal, recorder, subscribers: [(event) => events.push(event)] });
     expect(outcome).toEqual({ status: "completed", text: "done" });
     expect(order.slice(0, 2).sort()).toEqual(["begin read_a", "begin read_b"]);
     expect(order.indexOf("begin write_c")).toBeGreaterThan(Math.max(order.indexOf("end read_a"), order.indexOf("end read_b")));
@@ -122,7 +122,7 @@ describe("agent loop", () => {
       history: [],
       signal: new AbortController().signal,
       recorder,
-      emit: (event) => events.push(event),
+      subscribers: [(event) => events.push(event)],
       authorize: (_call, tool) => (tool?.risk === "read" ? "allow" : "ask"),
     });
     expect(outcome).toEqual({ status: "paused", approvalId: "approval-1" });
@@ -143,7 +143,7 @@ describe("agent loop", () => {
       history: [],
       signal: new AbortController().signal,
       recorder,
-      emit: () => {},
+      subscribers: [],
       authorize: () => "deny",
     });
     expect(order).toEqual([]);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { imagesOf, toUiChunks } from "@/lib/sessions/ui-stream";
-import type { TRunEvent } from "@/lib/sessions/run-session";
+import { toolOutputView } from "@/lib/channels/web/tool-output-view";
+import { toUiChunks } from "@/lib/channels/web/ui-stream";
+import type { TRunEvent } from "@/lib/runs/run-types";
 
 async function collect(events: TRunEvent[]) {
   async function* source() {
@@ -17,11 +18,11 @@ describe("UI message stream", () => {
       { type: "text" as const, text: "page screenshot" },
       { type: "image" as const, mediaType: "image/png", data: "iVBORw0KGgo=" },
     ];
-    expect(imagesOf(content)).toEqual(["data:image/png;base64,iVBORw0KGgo="]);
-    expect(imagesOf([{ type: "text", text: "no images" }])).toBeUndefined();
+    expect(toolOutputView({ content, isError: false, durationMs: 1, stepKey: "s0001" }).images).toEqual(["data:image/png;base64,iVBORw0KGgo="]);
+    expect(toolOutputView({ content: [{ type: "text", text: "no images" }], isError: false, durationMs: 1, stepKey: "s0001" }).images).toBeUndefined();
     const chunks = await collect([
       { type: "tool-start", stepId: "a", stepKey: "s0002", call: { id: "c1", name: "browser_screenshot", arguments: {} } },
-      { type: "tool-end", stepId: "a", stepKey: "s0002", callId: "c1", output: "page screenshot", content, isError: false, durationMs: 12 },
+      { type: "tool-end", stepId: "a", stepKey: "s0002", callId: "c1", content, isError: false, durationMs: 12 },
     ]);
     expect(chunks.find((chunk) => chunk.type === "tool-output-available")).toMatchObject({
       toolCallId: "c1",
@@ -41,7 +42,7 @@ describe("UI message stream", () => {
       "text-start",
       "text-delta",
       "text-end",
-      "data-discard",
+      "data-text-discard",
       "text-start",
       "text-delta",
       "text-end",

@@ -2,11 +2,12 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { ChatView } from "@/components/chat/chat-view";
-import type { TChatMessage, TChatSession } from "@/components/chat/types";
+import type { TChatSession } from "@/components/chat/types";
+import type { TChatMessage } from "@/lib/wire/chat";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { isAppError } from "@/lib/errors";
 import { providerStatus } from "@/lib/providers/registry";
-import { getSessionView } from "@/lib/sessions/session-view";
+import { getSessionView } from "@/lib/channels/web/session-view";
 
 type TParams = { params: Promise<{ sessionId: string }> };
 
@@ -19,23 +20,7 @@ const loadChat = cache(async (userId: string, sessionId: string): Promise<{ sess
     if (isAppError(error) && error.code === "not_found") notFound();
     throw error;
   }
-  const { session } = view;
-  return {
-    session: {
-      id: session.id,
-      title: session.title,
-      status: session.status,
-      statusReason: session.statusReason,
-      live: session.live,
-      interrupted: session.interrupted,
-      lastProvider: session.lastProvider,
-      lastModel: session.lastModel,
-      parentSessionId: session.parentSessionId,
-      forkedFromStep: session.forkedFromStep,
-    },
-    // The stored parts are the same shapes the stream produces (see lib/sessions/history.ts).
-    messages: view.messages as unknown as TChatMessage[],
-  };
+  return { session: view.session, messages: view.messages };
 });
 
 export async function generateMetadata({ params }: TParams): Promise<Metadata> {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { requireUser } from "@/lib/auth/authenticate";
 import { readJson, route } from "@/lib/http/route";
-import { getSessionView } from "@/lib/sessions/session-view";
+import { getSessionView } from "@/lib/channels/web/session-view";
 import { deleteSession, renameSession, toSessionSummary, ZSessionTitle } from "@/lib/sessions/sessions";
 
 const ZUpdateSession = z.strictObject({ title: ZSessionTitle });

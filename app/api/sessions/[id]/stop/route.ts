@@ -1,10 +1,9 @@
 import { requireUser } from "@/lib/auth/authenticate";
 import { route } from "@/lib/http/route";
-import { stopRun } from "@/lib/sessions/run-session";
-import { getSessionOrThrow } from "@/lib/sessions/sessions";
+import { stopSessionRun } from "@/lib/runs/stop-run";
 
+// Stops the session's run in whichever app process runs it.
 export const POST = route<{ id: string }>(async (request, { params }) => {
   const { user } = await requireUser(request);
-  const session = await getSessionOrThrow({ userId: user.id, sessionId: params.id });
-  return Response.json({ stopped: stopRun(session.id) });
+  return Response.json({ stopped: await stopSessionRun({ userId: user.id, sessionId: params.id }) });
 });

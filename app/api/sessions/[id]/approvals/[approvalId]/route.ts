@@ -1,7 +1,7 @@
-import { decideApproval, ZApprovalDecision } from "@/lib/approvals/decide-approval";
 import { requireUser } from "@/lib/auth/authenticate";
+import { messageResultResponse } from "@/lib/channels/web/web-channel";
 import { readJson, route } from "@/lib/http/route";
-import { uiStreamResponse } from "@/lib/sessions/ui-stream";
+import { decideApproval, ZApprovalDecision } from "@/lib/runs/decide-approval";
 
 export const maxDuration = 800;
 
@@ -9,6 +9,5 @@ export const maxDuration = 800;
 export const POST = route<{ id: string; approvalId: string }>(async (request, { params }) => {
   const { user } = await requireUser(request);
   const input = await readJson(request, ZApprovalDecision);
-  const { stream } = await decideApproval({ userId: user.id, sessionId: params.id, approvalId: params.approvalId, signal: request.signal, ...input });
-  return uiStreamResponse(stream);
+  return messageResultResponse(await decideApproval({ userId: user.id, sessionId: params.id, approvalId: params.approvalId, ...input }), request.signal);
 });

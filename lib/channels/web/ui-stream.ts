@@ -1,22 +1,23 @@
 import { createUIMessageStreamResponse, type UIMessageChunk } from "ai";
-import type { TContentPart } from "@/lib/providers/types";
-import type { TRunEvent } from "./run-session";
+import type { TRunEvent } from "@/lib/runs/run-types";
+import type { TChatDataParts, TChatMetadata } from "@/lib/wire/chat";
+import { toolOutputView } from "./tool-output-view";
 
 /**
  * Turns run events into the AI SDK UI message stream protocol, which `useChat` consumes: text
  * deltas, tool calls as dynamic tool parts (never raw JSON), one UI step per model call, and our
- * own data parts for notices, step keys and discarded text (a provider that failed midway).
+ * own data parts (lib/wire/chat.ts) for notices, step keys, approvals, progress and discarded text.
  */
-/** Screenshots from a tool, as data URLs the tool card can show. */
-export function imagesOf(content: TContentPart[]): string[] | undefined {
-  const images = content.filter((part) => part.type === "image").map((part) => (part.type === "image" ? `data:${part.mediaType};base64,${part.data}` : ""));
-  return images.length ? images : undefined;
+export type TChatChunk = UIMessageChunk<TChatMetadata, TChatDataParts>;
+
+function data<Name extends keyof TChatDataParts>(name: Name, value: TChatDataParts[Name], extra: { id?: string; transient?: boolean } = {}): TChatChunk {
+  return { type: `data-${name}`, data: value, ...extra } as TChatChunk;
 }
 
-export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterable<UIMessageChunk> {
+export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterable<TChatChunk> {
   let textId: string | undefined;
   let counter = 0;
-  const closeText = function* (): Generator<UIMessageChunk> {
+  const closeText = function* (): Generator<TChatChunk> {
     if (textId) yield { type: "text-end", id: textId };
     textId = undefined;
   };
@@ -24,21 +25,18 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
   for await (const event of events) {
     switch (event.type) {
       case "run-start":
-        yield { type: "data-run", data: { runId: event.runId, userStep: event.userStep ?? null }, transient: true } as UIMessageChunk;
+        yield data("run", { runId: event.runId, userStep: event.userStep ?? null }, { transient: true });
         break;
       case "model-start":
         yield* closeText();
         yield { type: "start-step" };
-        yield { type: "data-step", data: { key: event.stepKey, kind: "model_call" } } as UIMessageChunk;
+        yield data("step", { key: event.stepKey, kind: "model_call" });
         break;
       case "attempt":
         yield { type: "message-metadata", messageMetadata: { provider: event.provider, model: event.model } };
         break;
       case "attempt-failed":
-        yield {
-          type: "data-notice",
-          data: { text: `${event.provider} (${event.model}) failed: ${event.error}${event.willRetry ? " — retrying" : " — trying the next provider"}`, tone: "warning" },
-        } as UIMessageChunk;
+        yield data("notice", { text: `${event.provider} (${event.model}) failed: ${event.error}${event.willRetry ? " — retrying" : " — trying the next provider"}`, tone: "warning" });
         break;
       case "text-delta":
         if (!textId) {
@@ -51,7 +49,7 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
         if (textId) {
           const discarded = textId;
           yield* closeText();
-          yield { type: "data-discard", data: { textId: discarded } } as UIMessageChunk;
+          yield data("text-discard", { textId: discarded });
         }
         break;
       case "model-end":
@@ -63,38 +61,38 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
         yield* closeText();
         yield { type: "tool-input-available", toolCallId: event.call.id, toolName: event.call.name, input: event.call.arguments ?? {}, dynamic: true };
         break;
+      case "tool-progress":
+        yield data("progress", { toolCallId: event.callId, text: event.progress.text, fraction: event.progress.fraction }, { id: `progress-${event.callId}` });
+        break;
       case "tool-end":
         yield {
           type: "tool-output-available",
           toolCallId: event.callId,
-          output: { text: event.output, isError: event.isError, durationMs: event.durationMs, step: event.stepKey, images: imagesOf(event.content) },
+          output: toolOutputView({ content: event.content, isError: event.isError, durationMs: event.durationMs, stepKey: event.stepKey }),
           dynamic: true,
         };
         break;
       case "approval-request":
-        yield {
-          type: "data-approval",
-          data: {
-            approvalId: event.approvalId,
-            toolCallId: event.call.id,
-            toolName: event.call.name,
-            risk: event.risk,
-            preview: event.preview,
-            status: "pending",
-            reason: null,
-            expiresAt: event.expiresAt,
-          },
-        } as UIMessageChunk;
+        yield data("approval", {
+          approvalId: event.approvalId,
+          toolCallId: event.call.id,
+          toolName: event.call.name,
+          risk: event.risk,
+          preview: event.preview,
+          status: "pending",
+          reason: null,
+          expiresAt: event.expiresAt,
+        });
         break;
       case "notice":
         yield* closeText();
-        yield { type: "data-notice", data: { text: event.text, tone: "warning" } } as UIMessageChunk;
+        yield data("notice", { text: event.text, tone: event.tone });
         break;
       case "run-end":
         yield* closeText();
         if (event.outcome.status === "failed") yield { type: "error", errorText: event.outcome.error };
-        if (event.outcome.status === "aborted") yield { type: "data-notice", data: { text: "Stopped by the user.", tone: "warning" } } as UIMessageChunk;
-        if (event.outcome.status === "paused") yield { type: "data-notice", data: { text: "Waiting for your approval.", tone: "info" } } as UIMessageChunk;
+        if (event.outcome.status === "stopped") yield data("notice", { text: event.outcome.reason === "user" ? "Stopped by the user." : `Stopped: ${event.outcome.reason === "timeout" ? "the run reached its time limit" : "the run was ended"}.`, tone: "warning" });
+        if (event.outcome.status === "paused") yield data("notice", { text: "Waiting for your approval.", tone: "info" });
         break;
     }
   }
@@ -102,16 +100,16 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
   yield { type: "finish" };
 }
 
-export function uiStreamResponse(chunks: AsyncIterable<UIMessageChunk>): Response {
+export function uiStreamResponse(chunks: AsyncIterable<TChatChunk>): Response {
   const iterator = chunks[Symbol.asyncIterator]();
   const stream = new ReadableStream<UIMessageChunk>({
     async pull(controller) {
       const next = await iterator.next();
       if (next.done) controller.close();
-      else controller.enqueue(next.value);
+      else controller.enqueue(next.value as UIMessageChunk);
     },
     async cancel() {
-      // The browser went away: stop following. The run itself goes on (see run-session.ts).
+      // The browser went away: stop following. The run itself goes on (lib/runs/start-run.ts).
       await iterator.return?.();
     },
   });
@@ -120,13 +118,15 @@ export function uiStreamResponse(chunks: AsyncIterable<UIMessageChunk>): Respons
 }
 
 /** A reply that is not a model run (slash commands): plain text plus optional data parts. */
-export async function* textReply(text: string, data: UIMessageChunk[] = []): AsyncIterable<UIMessageChunk> {
+export async function* textReply(text: string, extra: TChatChunk[] = []): AsyncIterable<TChatChunk> {
   yield { type: "start" };
   yield { type: "start-step" };
   yield { type: "text-start", id: "reply" };
   yield { type: "text-delta", id: "reply", delta: text };
   yield { type: "text-end", id: "reply" };
-  yield* data;
+  yield* extra;
   yield { type: "finish-step" };
   yield { type: "finish" };
 }
+
+export { data as dataChunk };

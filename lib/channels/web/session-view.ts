@@ -1,10 +1,9 @@
 import { db } from "@/lib/db/client";
-import { buildUiMessages, type TUiMessage } from "./history";
-import { isRunActive, markInterruptedIfStale } from "./run-session";
-import { getSessionOrThrow, toSessionSummary, type TSessionSummary } from "./sessions";
-import { listSteps } from "./steps";
-
-export type TSessionView = { session: TSessionSummary & { live: boolean; interrupted: boolean }; messages: TUiMessage[] };
+import { isRunAlive, markInterruptedIfStale } from "@/lib/runs/run-lease";
+import { getSessionOrThrow, toSessionSummary } from "@/lib/sessions/sessions";
+import { listSteps } from "@/lib/sessions/steps";
+import type { TSessionView } from "@/lib/wire/chat";
+import { buildUiMessages } from "./ui-messages";
 
 /** A session as the chat page and GET /api/sessions/:id show it: summary, state and messages. */
 export async function getSessionView(options: { userId: string; sessionId: string }): Promise<TSessionView> {
@@ -14,7 +13,7 @@ export async function getSessionView(options: { userId: string; sessionId: strin
     db().approval.findMany({ where: { sessionId: session.id, userId: options.userId } }),
   ]);
   return {
-    session: { ...toSessionSummary(session), live: isRunActive(session.id), interrupted: session.status === "FAILED" && session.statusReason === "interrupted" },
+    session: { ...toSessionSummary(session), live: isRunAlive(session), interrupted: session.status === "FAILED" && session.statusReason === "interrupted" },
     messages: buildUiMessages(steps, approvals),
   };
 }

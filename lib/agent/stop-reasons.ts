@@ -1,0 +1,26 @@
+/**
+ * Why a run was stopped from outside the loop. The abort signal carries one of these as its
+ * reason, the stored step error says the same words, and the UI compares against these constants
+ * instead of spelling the strings again.
+ */
+export const STOP_REASONS = {
+  user: "stopped by the user",
+  timeout: "stopped at the run's time limit",
+  shutdown: "stopped because the server is shutting down",
+  leaseLost: "stopped because another server took this session over",
+} as const;
+
+export type TStopReason = keyof typeof STOP_REASONS;
+
+export class RunStopped extends Error {
+  constructor(readonly reason: TStopReason) {
+    super(STOP_REASONS[reason]);
+    this.name = "RunStopped";
+  }
+}
+
+/** The stop reason carried by an aborted signal (a plain abort counts as the user's). */
+export function stopReasonOf(signal: AbortSignal): TStopReason | undefined {
+  if (!signal.aborted) return undefined;
+  return signal.reason instanceof RunStopped ? signal.reason.reason : "user";
+}

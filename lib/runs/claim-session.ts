@@ -1,0 +1,121 @@
+import { db } from "@/lib/db/client";
+import { withDatabaseRetry } from "@/lib/db/retry";
+import { storableJsonText, storableText } from "@/lib/db/storable";
+import { RUNNER_ID, leaseUntil } from "./run-lease";
+import type { TSessionRef } from "./run-types";
+
+/**
+ * Claiming a session for a run is one statement, so two requests (or two processes) can never run
+ * the same session at once, and the first step of the run is written in the same round trip:
+ * - a new message or prompt (or a resume) claims an idle session: INIT, SUCCESS or FAILED → RUNNING;
+ * - a message to a session paused for approval denies the pending call and claims it;
+ * - the owner's decision decides the approval and claims the paused session together, so a
+ *   decision is never recorded without the run that acts on it.
+ * Each returns undefined when the session is not in a state that allows it (the caller says why).
+ */
+export type TClaim = { allowedTools: string[]; firstStep?: { id: string; seq: number } };
+
+type TFirstStep = { type: "USER_INPUT" | "SYSTEM_NOTE"; name: string; input: unknown };
+
+export async function claimIdleSession(options: { session: TSessionRef; runId: string; title: string | null; step: TFirstStep }): Promise<TClaim | undefined> {
+  const { session } = options;
+  const now = new Date();
+  const rows = await withDatabaseRetry(
+    "claim a session",
+    () => db().$queryRaw<{ id: string; seq: number; allowedTools: string[] }[]>`
+    WITH claimed AS (
+      UPDATE "chat_sessions"
+      SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
+          "runId" = ${options.runId}::uuid, "stopRequestedAt" = NULL, "nextSeq" = "nextSeq" + 1, "updatedAt" = ${now},
+          "title" = CASE WHEN "title" = 'New chat' AND ${options.title}::text IS NOT NULL THEN ${options.title}::text ELSE "title" END
+      WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" IN ('INIT', 'SUCCESS', 'FAILED')
+      RETURNING "nextSeq" - 1 AS seq, "allowedTools"
+    ), inserted AS (
+      INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "startedAt", "endedAt")
+      SELECT gen_random_uuid(), ${session.id}::uuid, ${session.userId}::uuid, claimed.seq, ${options.step.type}::"StepType", ${options.step.name},
+             'COMPLETED', ${storableJsonText(options.step.input)}::jsonb, ${now}, ${now}
+      FROM claimed
+      RETURNING "id", "seq"
+    )
+    SELECT inserted."id", inserted."seq", claimed."allowedTools" FROM inserted, claimed`,
+  );
+  const row = rows[0];
+  return row ? { allowedTools: row.allowedTools, firstStep: { id: row.id, seq: row.seq } } : undefined;
+}
+
+/**
+ * A message while an approval is pending means "no, listen to me instead": the pending call is
+ * denied with that reason, the session claimed, and the message written, all at once.
+ */
+export async function claimPausedForMessage(options: {
+  session: TSessionRef;
+  runId: string;
+  text: string;
+  reason: string;
+}): Promise<(TClaim & { approvalId: string }) | undefined> {
+  const { session } = options;
+  const now = new Date();
+  const rows = await withDatabaseRetry(
+    "claim a paused session for a message",
+    () => db().$queryRaw<{ id: string; seq: number; allowedTools: string[]; approvalId: string }[]>`
+    WITH pending AS (
+      SELECT "id" FROM "approvals" WHERE "sessionId" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PENDING' LIMIT 1
+    ), claimed AS (
+      UPDATE "chat_sessions"
+      SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
+          "runId" = ${options.runId}::uuid, "stopRequestedAt" = NULL, "nextSeq" = "nextSeq" + 1, "updatedAt" = ${now}
+      WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PAUSED' AND EXISTS (SELECT 1 FROM pending)
+      RETURNING "nextSeq" - 1 AS seq, "allowedTools"
+    ), denied AS (
+      UPDATE "approvals" SET "status" = 'DENIED', "reason" = ${storableText(options.reason)}, "decidedAt" = ${now}, "updatedAt" = ${now}
+      WHERE "id" = (SELECT "id" FROM pending) AND "status" = 'PENDING' AND EXISTS (SELECT 1 FROM claimed)
+      RETURNING "id"
+    ), inserted AS (
+      INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "startedAt", "endedAt")
+      SELECT gen_random_uuid(), ${session.id}::uuid, ${session.userId}::uuid, claimed.seq, 'USER_INPUT', 'user',
+             'COMPLETED', ${storableJsonText({ text: options.text })}::jsonb, ${now}, ${now}
+      FROM claimed
+      RETURNING "id", "seq"
+    )
+    SELECT inserted."id", inserted."seq", claimed."allowedTools", denied."id" AS "approvalId" FROM inserted, claimed, denied`,
+  );
+  const row = rows[0];
+  return row ? { allowedTools: row.allowedTools, firstStep: { id: row.id, seq: row.seq }, approvalId: row.approvalId } : undefined;
+}
+
+/**
+ * Records the owner's decision and claims the paused session in one statement. `expired`: the
+ * approval outlived its deadline, so the decision is recorded as EXPIRED and acted on as a denial.
+ */
+export async function claimPausedForDecision(options: {
+  session: TSessionRef;
+  runId: string;
+  approvalId: string;
+  status: "APPROVED" | "DENIED" | "EXPIRED";
+  reason: string | null;
+  alwaysAllowTool: string | null;
+}): Promise<TClaim | undefined> {
+  const { session } = options;
+  const now = new Date();
+  const rows = await withDatabaseRetry(
+    "decide an approval",
+    () => db().$queryRaw<{ allowedTools: string[] }[]>`
+    WITH claimed AS (
+      UPDATE "chat_sessions"
+      SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
+          "runId" = ${options.runId}::uuid, "stopRequestedAt" = NULL, "updatedAt" = ${now},
+          "allowedTools" = CASE WHEN ${options.alwaysAllowTool}::text IS NOT NULL AND NOT (${options.alwaysAllowTool}::text = ANY("allowedTools"))
+                                THEN array_append("allowedTools", ${options.alwaysAllowTool}::text) ELSE "allowedTools" END
+      WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PAUSED'
+        AND EXISTS (SELECT 1 FROM "approvals" WHERE "id" = ${options.approvalId}::uuid AND "sessionId" = ${session.id}::uuid AND "status" = 'PENDING')
+      RETURNING "allowedTools"
+    ), decided AS (
+      UPDATE "approvals" SET "status" = ${options.status}::"ApprovalStatus", "reason" = ${options.reason === null ? null : storableText(options.reason)}, "decidedAt" = ${now}, "updatedAt" = ${now}
+      WHERE "id" = ${options.approvalId}::uuid AND "status" = 'PENDING' AND EXISTS (SELECT 1 FROM claimed)
+      RETURNING "id"
+    )
+    SELECT claimed."allowedTools" FROM claimed, decided`,
+  );
+  const row = rows[0];
+  return row ? { allowedTools: row.allowedTools } : undefined;
+}

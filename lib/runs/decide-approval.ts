@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { db } from "@/lib/db/client";
+import { AppError, isAppError } from "@/lib/errors";
+import { getSessionOrThrow } from "@/lib/sessions/sessions";
+import type { TMessageResult } from "./message-result";
+import type { TStartOverrides } from "./resume-session";
+import { requireProviders, startRun } from "./start-run";
+
+/**
+ * The owner's Approve / Deny. Only the session owner can decide (anyone else gets 404, as if the
+ * approval did not exist); deciding twice changes nothing; an expired approval counts as denied.
+ * Providers are checked before anything is recorded, and the decision is recorded in the same
+ * statement that claims the session for the run that acts on it (claim-session.ts), so a session
+ * can never be left with a decided approval and no run.
+ */
+export const ZApprovalDecision = z.strictObject({
+  decision: z.enum(["approve", "deny"], { error: 'decision must be "approve" or "deny".' }),
+  reason: z.string().trim().max(2_000, "The reason is at most 2,000 characters.").optional(),
+  /** "Always allow this tool in this session". */
+  alwaysAllow: z.boolean().optional(),
+});
+export type TApprovalDecision = z.infer<typeof ZApprovalDecision>;
+
+const EXPIRED_REASON = "the approval expired before anyone decided";
+
+function alreadyDecided(status: string): TMessageResult {
+  return { kind: "reply", text: `This action was already ${status.toLowerCase()}; nothing changed.` };
+}
+
+export async function decideApproval(options: { userId: string; sessionId: string; approvalId: string } & TApprovalDecision & TStartOverrides): Promise<TMessageResult> {
+  const session = await getSessionOrThrow(options);
+  const id = z.uuid().safeParse(options.approvalId);
+  const approval = id.success ? await db().approval.findFirst({ where: { id: id.data, sessionId: session.id, userId: options.userId } }) : null;
+  if (!approval) throw new AppError("not_found", "No such approval.");
+  if (approval.status !== "PENDING") return alreadyDecided(approval.status);
+  requireProviders(options.providers);
+  const expired = approval.expiresAt.getTime() < Date.now();
+  const decision = expired ? "deny" : options.decision;
+  try {
+    const run = await startRun({
+      session: { id: session.id, userId: session.userId },
+      input: {
+        kind: "approval",
+        approvalId: approval.id,
+        decision,
+        reason: expired ? EXPIRED_REASON : options.reason,
+        expired,
+        alwaysAllowTool: options.alwaysAllow && decision === "approve" ? approval.toolName : undefined,
+      },
+      trigger: "web",
+      providers: options.providers,
+      tools: options.tools,
+    });
+    return { kind: "run", run };
+  } catch (error) {
+    if (!isAppError(error) || error.code !== "conflict") throw error;
+    // Someone decided first (a double click, another tab): say so instead of failing.
+    const current = await db().approval.findUniqueOrThrow({ where: { id: approval.id } });
+    if (current.status !== "PENDING") return alreadyDecided(current.status);
+    throw error;
+  }
+}

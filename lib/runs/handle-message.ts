@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { AppError } from "@/lib/errors";
+import { getSessionOrThrow } from "@/lib/sessions/sessions";
+import { runBangCommand } from "./bang-command";
+import type { TMessageResult } from "./message-result";
+import type { TStartOverrides } from "./resume-session";
+import { markInterruptedIfStale } from "./run-lease";
+import type { TRunTrigger } from "./run-types";
+import { runSlashCommand } from "./slash-commands";
+import { startRun } from "./start-run";
+
+/**
+ * One message in from any channel, one neutral result out: slash commands and `!commands` are
+ * answered without the model, anything else starts a run. The channel sends only the new text;
+ * history always comes from the database.
+ */
+export const MAX_MESSAGE_CHARACTERS = 100_000;
+
+export const ZMessageText = z
+  .string({ error: "text is required." })
+  .trim()
+  .min(1, "The message is empty.")
+  .max(MAX_MESSAGE_CHARACTERS, "The message is longer than 100,000 characters.");
+
+export async function handleMessage(options: { userId: string; sessionId: string; text: string; trigger?: TRunTrigger } & TStartOverrides): Promise<TMessageResult> {
+  const text = options.text.trim();
+  if (!text.startsWith("/") && !text.startsWith("!")) {
+    // The common case skips loading the session: the claim checks owner and state in one statement.
+    if (!z.uuid().safeParse(options.sessionId).success) throw new AppError("not_found", "No such session.");
+    const run = await startRun({
+      session: { id: options.sessionId, userId: options.userId },
+      input: { kind: "message", text },
+      trigger: options.trigger ?? "web",
+      providers: options.providers,
+      tools: options.tools,
+    });
+    return { kind: "run", run };
+  }
+  const session = await markInterruptedIfStale(await getSessionOrThrow(options));
+  if (text.startsWith("/")) return runSlashCommand(session, text, options);
+  return runBangCommand({ session, command: text.slice(1).trim() });
+}

@@ -1,0 +1,79 @@
+import type { TAgentOutcome } from "@/lib/agent/agent-types";
+import type { TRunEvent } from "./run-types";
+
+/**
+ * The runs this process is executing, with their event logs. A log lives only as long as its run:
+ * it is dropped when the run ends (a follower still reading keeps its own reference until it has
+ * replayed the end), so nothing grows with the number of past runs.
+ */
+export type TLocalRun = {
+  id: string;
+  sessionId: string;
+  userId: string;
+  events: TRunEvent[];
+  done: boolean;
+  controller: AbortController;
+  finished: Promise<TAgentOutcome>;
+  /** Called on every publish: followers waiting for events, the event bus's replication. */
+  readonly listeners: Set<() => void>;
+};
+
+const globalRuns = globalThis as unknown as { xclawLocalRuns?: Map<string, TLocalRun> };
+const runsBySession = (globalRuns.xclawLocalRuns ??= new Map<string, TLocalRun>());
+
+export function createLocalRun(options: { id: string; sessionId: string; userId: string; controller: AbortController }): TLocalRun {
+  const run: TLocalRun = { ...options, events: [], done: false, finished: Promise.resolve({ status: "stopped", reason: "user" }), listeners: new Set() };
+  runsBySession.set(options.sessionId, run);
+  return run;
+}
+
+export function localRunOf(sessionId: string): TLocalRun | undefined {
+  return runsBySession.get(sessionId);
+}
+
+export function localRunById(runId: string): TLocalRun | undefined {
+  for (const run of runsBySession.values()) if (run.id === runId) return run;
+  return undefined;
+}
+
+export function localRunCount(): number {
+  return runsBySession.size;
+}
+
+export function allLocalRuns(): TLocalRun[] {
+  return [...runsBySession.values()];
+}
+
+function wake(run: TLocalRun) {
+  for (const listener of [...run.listeners]) listener();
+}
+
+export function publishLocal(run: TLocalRun, event: TRunEvent): void {
+  run.events.push(event);
+  wake(run);
+}
+
+/** Marks the run ended and forgets it; followers still holding it read to its end. */
+export function endLocalRun(run: TLocalRun): void {
+  run.done = true;
+  wake(run);
+  if (runsBySession.get(run.sessionId) === run) runsBySession.delete(run.sessionId);
+}
+
+/** Follows a local run from its first event (late listeners replay what they missed). */
+export async function* followLocalRun(run: TLocalRun, signal?: AbortSignal): AsyncIterable<TRunEvent> {
+  let index = 0;
+  while (true) {
+    while (index < run.events.length) yield run.events[index++]!;
+    if (run.done || signal?.aborted) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        run.listeners.delete(done);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      run.listeners.add(done);
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+}

@@ -1,0 +1,87 @@
+import { randomUUID } from "node:crypto";
+import { RunStopped } from "@/lib/agent/stop-reasons";
+import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { db } from "@/lib/db/client";
+import type { ChatSession } from "@/lib/db/generated/client";
+import { recordStep } from "@/lib/sessions/steps";
+import { localRunOf, type TLocalRun } from "./local-runs";
+
+/**
+ * Who runs a session, and whether they are still alive. The owning process renews a lease on the
+ * session row every heartbeat; a RUNNING session whose lease has expired (or that this process
+ * owned before a restart) was interrupted: any process may mark it so, and it can be resumed.
+ * The heartbeat statement also reads the session's stop flag, so Stop from another process works
+ * even when its notification was lost.
+ */
+
+/** Identifies this process in `runnerId`: a different value after a restart. */
+export const RUNNER_ID = randomUUID();
+
+export function leaseMs(): number {
+  return getBehaviourConfig().runs.leaseSeconds * 1000;
+}
+
+export function leaseUntil(): Date {
+  return new Date(Date.now() + leaseMs());
+}
+
+/** Renews the run's lease until stopped; aborts the run on a stop request or a lost lease. */
+export function startHeartbeat(run: TLocalRun): () => void {
+  const timer = setInterval(() => {
+    void db()
+      .$queryRaw<{ stopRequestedAt: Date | null }[]>`
+        UPDATE "chat_sessions" SET "leaseExpiresAt" = ${leaseUntil()}
+        WHERE "id" = ${run.sessionId}::uuid AND "runnerId" = ${RUNNER_ID} AND "runId" = ${run.id}::uuid
+        RETURNING "stopRequestedAt"`
+      .then((rows) => {
+        if (!rows.length) run.controller.abort(new RunStopped("leaseLost"));
+        else if (rows[0]!.stopRequestedAt) run.controller.abort(new RunStopped("user"));
+      })
+      // A missed beat is harmless: the lease outlasts several of them.
+      .catch(() => {});
+  }, getBehaviourConfig().runs.heartbeatSeconds * 1000);
+  timer.unref?.();
+  return () => clearInterval(timer);
+}
+
+export function isLeaseFresh(session: Pick<ChatSession, "leaseExpiresAt" | "runnerId">): boolean {
+  return session.runnerId !== RUNNER_ID && !!session.leaseExpiresAt && session.leaseExpiresAt.getTime() >= Date.now();
+}
+
+/** Whether a RUNNING session's run is alive here or in another process. */
+export function isRunAlive(session: Pick<ChatSession, "id" | "status" | "leaseExpiresAt" | "runnerId">): boolean {
+  if (session.status !== "RUNNING") return false;
+  return !!localRunOf(session.id) || isLeaseFresh(session);
+}
+
+/**
+ * A session left RUNNING by a process that is gone is marked interrupted: its running steps fail
+ * with a note, the session is FAILED with reason "interrupted" and can be resumed. Returns the
+ * session as it is now.
+ */
+export async function markInterruptedIfStale(session: ChatSession): Promise<ChatSession> {
+  if (session.status !== "RUNNING" || isRunAlive(session)) return session;
+  const updated = await db().chatSession.updateMany({
+    where: { id: session.id, status: "RUNNING", runnerId: session.runnerId, runId: session.runId },
+    data: { status: "FAILED", statusReason: "interrupted", runnerId: null, leaseExpiresAt: null, stopRequestedAt: null },
+  });
+  if (updated.count === 0) return db().chatSession.findUniqueOrThrow({ where: { id: session.id } });
+  await db().step.updateMany({
+    where: { sessionId: session.id, status: "RUNNING" },
+    data: { status: "FAILED", error: "interrupted: the server stopped while this step ran", endedAt: new Date() },
+  });
+  await recordStep({
+    sessionId: session.id,
+    userId: session.userId,
+    type: "SYSTEM_NOTE",
+    name: "interrupted",
+    status: "COMPLETED",
+    input: { text: "This run was interrupted (the server stopped). Press Resume to continue; interrupted tool calls will not be re-run.", tone: "warning" },
+  });
+  return db().chatSession.findUniqueOrThrow({ where: { id: session.id } });
+}
+
+/** The local run of a session, if this process runs it. */
+export function runningHere(sessionId: string): TLocalRun | undefined {
+  return localRunOf(sessionId);
+}

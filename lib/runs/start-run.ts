@@ -1,0 +1,312 @@
+import { randomUUID } from "node:crypto";
+import type { TAgentOutcome, TCallDecision, TResumeTurn } from "@/lib/agent/agent-types";
+import { runAgent } from "@/lib/agent/run-agent";
+import { RunStopped, STOP_REASONS } from "@/lib/agent/stop-reasons";
+import { buildSystemPrompt } from "@/lib/agent/system-prompt";
+import { decideToolCall } from "@/lib/approvals/policy";
+import { runTools } from "@/lib/capabilities/capabilities";
+import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
+import { db } from "@/lib/db/client";
+import type { Step } from "@/lib/db/generated/client";
+import { withDatabaseRetry } from "@/lib/db/retry";
+import { AppError } from "@/lib/errors";
+import { createLogger } from "@/lib/observability/logger";
+import { configuredProviders, retryPolicy } from "@/lib/providers/registry";
+import type { TProvider } from "@/lib/providers/types";
+import { buildHistory } from "@/lib/sessions/model-history";
+import { createSession, stepKey } from "@/lib/sessions/sessions";
+import { decodeStep } from "@/lib/sessions/step-codecs";
+import { listSteps, recordStep } from "@/lib/sessions/steps";
+import type { TChildRunRequest, TChildRunResult, ToolRegistry } from "@/lib/tools/registry";
+import { claimIdleSession, claimPausedForDecision, claimPausedForMessage, type TClaim } from "./claim-session";
+import { runEventBus } from "./event-bus";
+import { createLocalRun, endLocalRun, followLocalRun, localRunOf, publishLocal, type TLocalRun } from "./local-runs";
+import { markInterruptedIfStale, startHeartbeat } from "./run-lease";
+import { createRunRecorder } from "./run-recorder";
+import type { TRunEvent, TRunInput, TSessionRef, TStartRunOptions } from "./run-types";
+
+/**
+ * The one entry point that starts a run, whatever triggered it. It claims the session (one
+ * statement, see claim-session.ts), then executes the agent loop detached from the caller: an HTTP
+ * response, a job or a parent agent only follows the run's events (follow-run.ts), so a closed tab
+ * never stops it. Stop, the run's time limit, a parent's stop or a lost lease abort it.
+ */
+const log = createLogger("run");
+
+export const RESUME_INSTRUCTION =
+  "[The previous run was interrupted by a server restart. Continue the task from the conversation above. Tool calls marked as interrupted did not complete and were not re-run: check their effect before repeating them.]";
+
+export const SESSION_BUSY = "This session is already running. Wait for it to finish or press Stop.";
+
+/** Sub-agents may start sub-agents, but not without end. */
+const MAX_RUN_DEPTH = 2;
+
+const NO_PROVIDER =
+  "No model provider is configured. An administrator needs to set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_BASE_URL (see the README).";
+
+export function requireProviders(providers: TProvider[] = configuredProviders()): TProvider[] {
+  if (!providers.length) throw new AppError("unavailable", NO_PROVIDER);
+  return providers;
+}
+
+type TClaimed = TClaim & { deniedForMessage?: string };
+
+function titleFrom(text: string): string | null {
+  return text.replace(/\s+/g, " ").trim().slice(0, 60) || null;
+}
+
+/** Claims the session for this input; when the claim fails, finds out why and says so. */
+async function claimForInput(session: TSessionRef, input: TRunInput, runId: string, retry = true): Promise<TClaimed> {
+  let claimed: TClaimed | undefined;
+  if (input.kind === "approval") {
+    claimed = await claimPausedForDecision({
+      session,
+      runId,
+      approvalId: input.approvalId,
+      status: input.expired ? "EXPIRED" : input.decision === "approve" ? "APPROVED" : "DENIED",
+      reason: input.reason ?? null,
+      alwaysAllowTool: input.alwaysAllowTool ?? null,
+    });
+    if (!claimed) throw new AppError("conflict", "This action was already decided, or the session is no longer waiting for it.");
+    return claimed;
+  }
+  claimed = await claimIdleSession({
+    session,
+    runId,
+    title: input.kind === "message" ? titleFrom(input.text) : null,
+    step:
+      input.kind === "resume"
+        ? { type: "SYSTEM_NOTE", name: "resume", input: { text: RESUME_INSTRUCTION, forModel: true, tone: "info" } }
+        : { type: "USER_INPUT", name: input.kind === "prompt" ? "prompt" : "user", input: { text: input.text } },
+  });
+  if (claimed) return claimed;
+  const current = await db().chatSession.findFirst({ where: { id: session.id, userId: session.userId } });
+  if (!current) throw new AppError("not_found", "No such session.");
+  if (current.status === "PAUSED" && input.kind === "message") {
+    const reason = "The user did not decide on this call and sent a new message instead.";
+    const paused = await claimPausedForMessage({ session, runId, text: input.text, reason });
+    if (paused) return { ...paused, deniedForMessage: paused.approvalId };
+  }
+  if (current.status === "PAUSED") throw new AppError("conflict", "This session is waiting for your approval. Approve or deny the pending action first.");
+  if (retry && current.status === "RUNNING" && (await markInterruptedIfStale(current)).status !== "RUNNING") return claimForInput(session, input, runId, false);
+  throw new AppError("conflict", SESSION_BUSY);
+}
+
+/** The turn an approval (or a message instead of one) interrupted, rebuilt from its steps. */
+async function resumeTurnFor(approvalId: string, decision: TResumeTurn["decided"]["decision"], reason: string | undefined, steps: Step[]): Promise<TResumeTurn> {
+  const approval = await db().approval.findUniqueOrThrow({ where: { id: approvalId } });
+  const toolStep = steps.find((step) => step.id === approval.stepId);
+  const modelStep = steps.find((step) => step.id === toolStep?.parentStepId);
+  const decodedModel = modelStep ? decodeStep(modelStep) : undefined;
+  if (!toolStep || !modelStep || decodedModel?.kind !== "model" || !decodedModel.output) {
+    throw new AppError("conflict", "The step this approval belongs to no longer exists (was the session rolled back?).");
+  }
+  const finishedCallIds = new Set(
+    steps
+      .map(decodeStep)
+      .flatMap((entry) => (entry.kind === "tool" && entry.step.parentStepId === modelStep.id && entry.step.status !== "RUNNING" ? [entry.input.toolCallId] : [])),
+  );
+  return {
+    modelStep: { id: modelStep.id, key: stepKey(modelStep.seq) },
+    toolCalls: decodedModel.output.toolCalls,
+    finishedCallIds,
+    decided: { callId: approval.toolCallId, step: { id: toolStep.id, key: stepKey(toolStep.seq) }, decision, reason },
+  };
+}
+
+function authorizer(config: TBehaviourConfig, allowedTools: string[], mode: "ask" | "deny", trigger: string) {
+  return (call: { name: string; arguments: unknown }, tool: Parameters<typeof decideToolCall>[0]["tool"]): TCallDecision => {
+    const decision = decideToolCall({ tool, input: call.arguments, config, allowedTools });
+    if (decision === "ask" && mode === "deny") {
+      return { deny: `Not run: ${call.name} needs a person's approval, and this ${trigger} run has nobody to ask. Report what you would have done instead.` };
+    }
+    return decision;
+  };
+}
+
+function finalState(outcome: TAgentOutcome, limits: TStartRunOptions["limits"]) {
+  switch (outcome.status) {
+    case "completed":
+      return { status: "SUCCESS" as const, statusReason: null };
+    case "max-iterations":
+      return { status: "SUCCESS" as const, statusReason: "stopped at the iteration limit" };
+    case "paused":
+      return { status: "PAUSED" as const, statusReason: "waiting for approval" };
+    case "stopped":
+      return { status: "FAILED" as const, statusReason: outcome.reason === "timeout" && limits?.timeoutMs ? `stopped at the time limit (${Math.round(limits.timeoutMs / 1000)} s)` : STOP_REASONS[outcome.reason] };
+    case "failed":
+      return { status: "FAILED" as const, statusReason: outcome.error };
+  }
+}
+
+const STOP_NOTES: Record<string, string> = {
+  user: "Stopped by the user.",
+  timeout: "Stopped: the run reached its time limit.",
+  shutdown: "Stopped: the server is shutting down. Press Resume to continue.",
+};
+
+/**
+ * Starts a run and returns at once with its id; follow it with followRun / followSession, wait
+ * for it with waitForRun. Refused (before anything is written) when no provider is configured or
+ * the session cannot be claimed.
+ */
+export type TStartedRun = {
+  runId: string;
+  sessionId: string;
+  /** Follows this run's events from its first one, even if it has already ended meanwhile. */
+  follow: (signal?: AbortSignal) => AsyncIterable<TRunEvent>;
+};
+
+export async function startRun(options: TStartRunOptions): Promise<TStartedRun> {
+  const { session, input } = options;
+  const providers = requireProviders(options.providers ?? configuredProviders());
+  if ((options.depth ?? 0) > MAX_RUN_DEPTH) throw new AppError("conflict", `Sub-agents may nest at most ${MAX_RUN_DEPTH} levels deep.`);
+  const runId = randomUUID();
+  const claim = await claimForInput(session, input, runId);
+
+  const controller = new AbortController();
+  const run = createLocalRun({ id: runId, sessionId: session.id, userId: session.userId, controller });
+  const bus = runEventBus();
+  bus.attach(run);
+  publishLocal(run, { type: "run-start", runId, sessionId: session.id, userStep: input.kind === "message" && claim.firstStep ? stepKey(claim.firstStep.seq) : undefined });
+  const stopHeartbeat = startHeartbeat(run);
+  const timeout = options.limits?.timeoutMs ? setTimeout(() => controller.abort(new RunStopped("timeout")), options.limits.timeoutMs) : undefined;
+  timeout?.unref?.();
+  const onParentAbort = () => controller.abort(options.parentSignal?.reason instanceof RunStopped ? options.parentSignal.reason : new RunStopped("user"));
+  if (options.parentSignal?.aborted) onParentAbort();
+  else options.parentSignal?.addEventListener("abort", onParentAbort, { once: true });
+
+  run.finished = (async (): Promise<TAgentOutcome> => {
+    let outcome: TAgentOutcome;
+    try {
+      outcome = await execute(options, run, claim, providers);
+    } catch (error) {
+      log.error("run crashed", { sessionId: session.id, error });
+      outcome = { status: "failed", error: error instanceof AppError ? error.message : "The run failed unexpectedly. Try again; if it keeps happening, tell an administrator." };
+    }
+    stopHeartbeat();
+    clearTimeout(timeout);
+    options.parentSignal?.removeEventListener("abort", onParentAbort);
+    // Another process took this session over: its state is no longer ours to write.
+    if (!(outcome.status === "stopped" && outcome.reason === "leaseLost")) {
+      try {
+        const note = outcome.status === "stopped" ? STOP_NOTES[outcome.reason] : undefined;
+        if (note) await recordStep({ sessionId: session.id, userId: session.userId, type: "SYSTEM_NOTE", name: "stop", status: "COMPLETED", input: { text: note, tone: "warning" } });
+        await withDatabaseRetry("record the end of a run", () =>
+          db().chatSession.updateMany({
+            where: { id: session.id, runId },
+            data: { ...finalState(outcome, options.limits), runnerId: null, leaseExpiresAt: null, stopRequestedAt: null },
+          }),
+        );
+      } catch (error) {
+        log.error("could not record the end of a run", { sessionId: session.id, error });
+      }
+    }
+    publishLocal(run, { type: "run-end", outcome });
+    endLocalRun(run);
+    return outcome;
+  })();
+  return { runId, sessionId: session.id, follow: (signal) => followLocalRun(run, signal) };
+}
+
+async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaimed, providers: TProvider[]): Promise<TAgentOutcome> {
+  const { session, input } = options;
+  const config = getBehaviourConfig();
+  const limits = options.limits ?? {};
+  let tools: ToolRegistry = options.tools ?? runTools({ userId: session.userId, sessionId: session.id }, config);
+  if (limits.allowedTools) tools = tools.only(limits.allowedTools);
+  let steps = await listSteps({ sessionId: session.id, userId: session.userId });
+  if (claim.deniedForMessage) {
+    await closeTurnForMessage(run, session, await resumeTurnFor(claim.deniedForMessage, "deny", undefined, steps));
+    steps = await listSteps({ sessionId: session.id, userId: session.userId });
+  }
+  const resume = input.kind === "approval" ? await resumeTurnFor(input.approvalId, input.decision, input.reason, steps) : undefined;
+  const openCallIds = resume ? new Set(resume.toolCalls.filter((call) => !resume.finishedCallIds.has(call.id)).map((call) => call.id)) : undefined;
+  const instructions = [config.agent.instructions, limits.instructions].filter((text) => text?.trim()).join("\n\n");
+  const trigger = options.trigger ?? "web";
+  const depth = options.depth ?? 0;
+  return runAgent({
+    providers,
+    retryPolicy: retryPolicy(config),
+    tools,
+    system: buildSystemPrompt({ tools, instructions }),
+    history: buildHistory(steps, { openCallIds }),
+    maxIterations: limits.maxIterations ?? config.agent.maxIterations,
+    iterationLimitNotice: limits.iterationLimitNotice,
+    maxParallelTools: config.agent.maxParallelTools,
+    signal: run.controller.signal,
+    toolContext: {
+      userId: session.userId,
+      sessionId: session.id,
+      startChildRun:
+        depth < MAX_RUN_DEPTH
+          ? (request) => runChild({ parent: session, depth, signal: run.controller.signal, providers: options.providers, tools, request })
+          : undefined,
+    },
+    recorder: createRunRecorder(session),
+    subscribers: [(event) => publishLocal(run, event), ...(options.subscribers ?? [])],
+    prepareStep: options.prepareStep,
+    authorize: authorizer(config, claim.allowedTools, limits.approvals ?? "ask", trigger),
+    resume,
+  });
+}
+
+/**
+ * A message sent instead of a decision: the waiting call and the rest of its turn are answered
+ * without running, before the message's history is built, so the model sees the turn closed and
+ * then the message.
+ */
+async function closeTurnForMessage(run: TLocalRun, session: TSessionRef, turn: TResumeTurn) {
+  const recorder = createRunRecorder(session);
+  const open = turn.toolCalls.filter((call) => !turn.finishedCallIds.has(call.id));
+  for (const call of open) {
+    const step = call.id === turn.decided.callId ? turn.decided.step : await recorder.toolCallStarted(call, turn.modelStep);
+    const text =
+      call.id === turn.decided.callId
+        ? "Denied by the user: they sent a new message instead of approving this call (it follows). Do not retry it unless they ask."
+        : "Not run: the user sent a new message instead of letting this turn finish (it follows).";
+    const content = [{ type: "text" as const, text }];
+    await recorder.toolCallFinished(step, { content, isError: true, durationMs: 0 });
+    publishLocal(run, { type: "tool-end", stepId: step.id, stepKey: step.key, callId: call.id, content, isError: true, durationMs: 0 });
+  }
+}
+
+/** A child run in a new session (trigger "agent") that hangs under the parent, run to its end. */
+async function runChild(options: {
+  parent: TSessionRef;
+  depth: number;
+  signal: AbortSignal;
+  providers?: TProvider[];
+  tools: ToolRegistry;
+  request: TChildRunRequest;
+}): Promise<TChildRunResult> {
+  const { parent, request } = options;
+  const child = await createSession({ userId: parent.userId, title: request.title ?? titleFrom(request.task) ?? "Sub-agent task", trigger: "agent", parentSessionId: parent.id });
+  await startRun({
+    session: { id: child.id, userId: parent.userId },
+    input: { kind: "prompt", text: request.task },
+    trigger: "agent",
+    depth: options.depth + 1,
+    parentSignal: options.signal,
+    providers: options.providers,
+    tools: request.allowedTools ? options.tools.only(request.allowedTools) : options.tools,
+    limits: { maxIterations: request.maxIterations, timeoutMs: request.timeoutMs, instructions: request.instructions },
+  });
+  const outcome = (await waitForRun(child.id)) ?? { status: "failed", error: "The sub-agent's run could not be followed." };
+  switch (outcome.status) {
+    case "completed":
+    case "max-iterations":
+      return { sessionId: child.id, status: outcome.status, text: outcome.text };
+    case "paused":
+      return { sessionId: child.id, status: "paused", text: "", error: "The sub-agent is waiting for the owner's approval." };
+    case "stopped":
+      return { sessionId: child.id, status: "stopped", text: "", error: STOP_REASONS[outcome.reason] };
+    case "failed":
+      return { sessionId: child.id, status: "failed", text: "", error: outcome.error };
+  }
+}
+
+/** Waits until this process's run of the session (if any) has finished (tests, children, shutdown). */
+export async function waitForRun(sessionId: string): Promise<TAgentOutcome | undefined> {
+  return localRunOf(sessionId)?.finished;
+}

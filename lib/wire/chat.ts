@@ -1,0 +1,109 @@
+import type { UIMessage } from "ai";
+
+/**
+ * The chat's wire types: what the server streams (lib/channels/web/ui-stream.ts), what it rebuilds
+ * from stored steps (lib/channels/web/ui-messages.ts) and what the browser renders
+ * (components/chat). Types only — no runtime code — so client components may import this module.
+ * Dates are ISO strings because that is what JSON carries.
+ */
+export type TNoticeTone = "info" | "warning" | "error";
+
+export type TRunTriggerName = "web" | "job" | "webhook" | "channel" | "agent";
+
+/** A tool call waiting for (or past) the owner's decision. */
+export type TApprovalView = {
+  approvalId: string;
+  toolCallId: string;
+  toolName: string;
+  risk: string;
+  preview: unknown;
+  status: "pending" | "approved" | "denied" | "expired";
+  reason: string | null;
+  expiresAt: string;
+};
+
+/** What a tool card shows once the call has finished (live and after a reload alike). */
+export type TToolOutputView = {
+  text: string;
+  isError: boolean;
+  durationMs: number | null;
+  /** The step key, e.g. s0004. */
+  step: string;
+  /** Screenshots, as data URLs. */
+  images?: string[];
+};
+
+/** What a slash-command reply asks the chat to do next. */
+export type TSessionAction = { action: "reload" | "open"; sessionId: string };
+
+export type TChatDataParts = {
+  notice: { text: string; tone: TNoticeTone };
+  step: { key: string; kind: string };
+  /** A provider failed midway: the text part `textId` was replaced by the next attempt's text. */
+  "text-discard": { textId: string };
+  session: TSessionAction;
+  /** Transient: never stored in a message. */
+  run: { runId: string; userStep: string | null };
+  approval: TApprovalView;
+  /** The latest progress of a running tool call (same id as the call, so it replaces itself). */
+  progress: { toolCallId: string; text: string; fraction?: number };
+};
+
+export type TChatUsage = { inputTokens: number; outputTokens: number };
+
+export type TChatMetadata = {
+  provider?: string | null;
+  model?: string | null;
+  usage?: TChatUsage;
+  step?: string;
+};
+
+export type TChatMessage = UIMessage<TChatMetadata, TChatDataParts>;
+export type TChatPart = TChatMessage["parts"][number];
+
+export type TSessionStatus = "init" | "running" | "paused" | "success" | "failed";
+
+/** A session in lists (GET /api/sessions, the sidebar). */
+export type TSessionSummary = {
+  id: string;
+  title: string;
+  status: TSessionStatus;
+  statusReason: string | null;
+  trigger: TRunTriggerName;
+  /** The session this one was forked from, or the parent agent's session of a worker. */
+  parentSessionId: string | null;
+  forkedFromStep: string | null;
+  lastProvider: string | null;
+  lastModel: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+/** A session as the chat page opens it (GET /api/sessions/:id). */
+export type TSessionView = {
+  session: TSessionSummary & { live: boolean; interrupted: boolean };
+  messages: TChatMessage[];
+};
+
+export type TStepType = "user_input" | "model_call" | "tool_call" | "system_note" | "command";
+
+/** One row of GET /api/sessions/:id/steps and the steps panel. */
+export type TStepRow = {
+  id: string;
+  key: string;
+  seq: number;
+  parentStepId: string | null;
+  type: TStepType;
+  name: string;
+  status: "running" | "completed" | "failed";
+  input: unknown;
+  output: unknown;
+  error: string | null;
+  startedAt: string;
+  endedAt: string | null;
+  durationMs: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  provider: string | null;
+  model: string | null;
+};
