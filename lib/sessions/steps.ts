@@ -94,18 +94,19 @@ export type TFinishStep = {
  * the reason — so it never stays RUNNING and the run goes on.
  */
 export async function finishStep(stepId: string, result: TFinishStep): Promise<void> {
-  const data = {
-    ...result,
-    output: result.output === undefined ? undefined : storableJson(result.output),
-    error: result.error === undefined ? undefined : storableText(result.error),
-    endedAt: new Date(),
-  };
+  const endedAt = new Date();
   try {
+    const data = {
+      ...result,
+      output: result.output === undefined ? undefined : storableJson(result.output),
+      error: result.error === undefined ? undefined : storableText(result.error),
+      endedAt,
+    };
     await withDatabaseRetry("finish a step", () => db().step.update({ where: { id: stepId }, data }));
   } catch (error) {
     log.error("could not store a step's result", { stepId, error });
     await withDatabaseRetry("mark a step failed", () =>
-      db().step.update({ where: { id: stepId }, data: { status: "FAILED", error: "The result of this step could not be stored.", endedAt: data.endedAt } }),
+      db().step.update({ where: { id: stepId }, data: { status: "FAILED", error: "The result of this step could not be stored.", endedAt } }),
     );
   }
 }

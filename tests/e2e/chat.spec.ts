@@ -21,7 +21,7 @@ async function send(page: Page, text: string) {
 
 test.describe.configure({ mode: "serial" });
 
-test("a message streams in, a tool call shows as a card, and a reload shows the same history", async ({ page }) => {
+test("@database a message streams in, a tool call shows as a card, and a reload shows the same history", async ({ page }) => {
   await signUp(page, { email: uniqueEmail("chat") });
   await page.getByRole("button", { name: "New chat" }).first().click();
   await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);

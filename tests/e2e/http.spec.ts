@@ -3,7 +3,7 @@ import { PASSWORD, signedInContext, signUp, submitSignIn, uniqueEmail } from "./
 
 // Checks over real HTTP against the running server: what only the full stack can show.
 
-test("health reports the database and pgvector", async ({ request }) => {
+test("@database health reports the database and pgvector", async ({ request }) => {
   const response = await request.get("/api/health");
   expect(response.status()).toBe(200);
   expect(await response.json()).toMatchObject({ status: "ok", database: { kind: process.env.E2E_DATABASE, vector: true } });

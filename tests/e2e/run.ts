@@ -2,6 +2,7 @@
  * `npm run test:e2e`: builds the app, and for each database (the embedded PGlite, plus PostgreSQL
  * when TEST_DATABASE_URL is set) starts it exactly as `npm start` does on a fresh data directory
  * and a free port, waits for /api/health, runs the Playwright tests in Chromium, and stops it.
+ * The full suite runs on PGlite; on PostgreSQL the specs tagged @database.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -148,8 +149,11 @@ async function main() {
   const extraArgs = process.argv.slice(2);
   const databases: ("pglite" | "postgres")[] = ["pglite", ...(process.env.TEST_DATABASE_URL ? (["postgres"] as const) : [])];
   let failed = 0;
+  // The whole suite runs on the embedded database (the default install); on PostgreSQL only the
+  // specs tagged @database, which depend on the database (XCLAW_E2E_ALL_DATABASES=1 runs all twice).
   for (const database of databases) {
-    if ((await runAgainst(database, chromium, extraArgs)) !== 0) failed++;
+    const args = database === "postgres" && process.env.XCLAW_E2E_ALL_DATABASES !== "1" && !extraArgs.length ? ["--grep", "@database"] : extraArgs;
+    if ((await runAgainst(database, chromium, args)) !== 0) failed++;
   }
   process.exit(failed ? 1 : 0);
 }
