@@ -59,8 +59,10 @@ export const AssistantMessage = memo(function AssistantMessage({
   onDecide: (approval: TApprovalView, decision: TApprovalDecision) => void;
 }) {
   const approvals = new Map<string, TApprovalView["status"]>();
+  const progress = new Map<string, { text: string; fraction?: number }>();
   for (const part of message.parts) {
     if (part.type === "data-approval") approvals.set(part.data.toolCallId, decisions[part.data.approvalId] ?? part.data.status);
+    if (part.type === "data-progress") progress.set(part.data.toolCallId, part.data);
   }
   const hidden = new Set<number>();
   let lastText: number | undefined;
@@ -92,7 +94,7 @@ export const AssistantMessage = memo(function AssistantMessage({
           case "text":
             return hidden.has(index) ? null : <Markdown key={index} text={part.text} />;
           case "dynamic-tool":
-            return <ToolCard key={part.toolCallId} part={part} active={active} approval={approvals.get(part.toolCallId)} />;
+            return <ToolCard key={part.toolCallId} part={part} active={active} approval={approvals.get(part.toolCallId)} progress={progress.get(part.toolCallId)} />;
           case "data-approval":
             return (
               <ApprovalCard

@@ -26,7 +26,18 @@ function formatInput(input: unknown): string {
  * One tool call: its name, state, arguments (collapsed) and result. A call that is not part of the
  * reply being streamed and still has no result did not finish (stopped or interrupted).
  */
-export function ToolCard({ part, active, approval }: { part: DynamicToolUIPart; active: boolean; approval?: TApprovalView["status"] }) {
+export function ToolCard({
+  part,
+  active,
+  approval,
+  progress,
+}: {
+  part: DynamicToolUIPart;
+  active: boolean;
+  approval?: TApprovalView["status"];
+  /** The latest progress a running tool reported. */
+  progress?: { text: string; fraction?: number };
+}) {
   const [inputOpen, setInputOpen] = useState(false);
   const output = (part.state === "output-available" ? part.output : undefined) as TToolOutput | string | undefined;
   const result: TToolOutput | undefined = typeof output === "string" ? { text: output } : output;
@@ -92,6 +103,14 @@ export function ToolCard({ part, active, approval }: { part: DynamicToolUIPart; 
         </span>
         {details.length ? <span className="ml-auto font-mono text-xs text-neutral-500 dark:text-neutral-400">{details.join(" · ")}</span> : null}
       </div>
+      {state === "running" && progress ? (
+        <div className="flex items-center gap-2 border-t border-neutral-200 px-3 py-1.5 text-xs text-neutral-600 dark:border-neutral-800 dark:text-neutral-400" role="status">
+          {typeof progress.fraction === "number" ? (
+            <progress className="h-1.5 w-24 accent-blue-600" max={1} value={Math.min(1, Math.max(0, progress.fraction))} aria-label={`${Math.round(progress.fraction * 100)} %`} />
+          ) : null}
+          <span className="min-w-0 truncate">{progress.text}</span>
+        </div>
+      ) : null}
       {input && input !== "{}" ? (
         <details className="group border-t border-neutral-200 dark:border-neutral-800" onToggle={(event) => setInputOpen(event.currentTarget.open)}>
           <summary className="flex cursor-pointer list-none items-center gap-1.5 px-3 py-1.5 text-xs font-medium text-neutral-600 select-none hover:text-neutral-900 focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-blue-600 dark:text-neutral-400 dark:hover:text-neutral-100 [&::-webkit-details-marker]:hidden">
