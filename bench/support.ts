@@ -16,7 +16,7 @@ export function percentile(values: number[], p: number): number {
 }
 
 
-export async function startApp(env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function startApp(env: Record<string, string>): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   if (!existsSync(path.join(root, ".next", "BUILD_ID"))) throw new Error("no production build: run `npm run build` first");
   const port = await freePort();
   const url = `http://localhost:${port}`;
@@ -38,6 +38,7 @@ export async function startApp(env: Record<string, string>): Promise<{ url: stri
   }
   return {
     url,
+    pid: child.pid!,
     stop: async () => {
       if (child.pid && child.exitCode === null) {
         const exited = new Promise((resolve) => child.on("exit", resolve));
@@ -66,4 +67,34 @@ export async function createApiToken(url: string): Promise<string> {
   if (!session) throw new Error("sign-in failed in the benchmark");
   const created = await fetch(`${url}/api/tokens`, { method: "POST", headers: { "content-type": "application/json", cookie: session, origin: url }, body: JSON.stringify({ name: "bench" }) });
   return ((await created.json()) as { token: string }).token;
+}
+
+/**
+ * The database a benchmark runs on: the embedded PGlite by default; with BENCH_POSTGRES set to an
+ * admin URL (e.g. postgresql://postgres@127.0.0.1:5432/postgres), a fresh migrated PostgreSQL
+ * database that is dropped afterwards.
+ */
+export async function benchDatabase(): Promise<{ name: string; env: Record<string, string>; drop: () => Promise<void> }> {
+  const adminUrl = process.env.BENCH_POSTGRES;
+  if (!adminUrl) return { name: "pglite (embedded)", env: {}, drop: async () => {} };
+  const { default: pg } = await import("pg");
+  const { migrateDatabase } = await import("../lib/db/migrate");
+  const name = `xclaw_bench_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  await migrateDatabase(url.toString());
+  return {
+    name: "postgres",
+    env: { DATABASE_URL: url.toString() },
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.end();
+    },
+  };
 }

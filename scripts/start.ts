@@ -122,7 +122,9 @@ async function main() {
   const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
   const args = [nextBin, mode, "--port", String(port)];
   if (env.HOST) args.push("--hostname", env.HOST);
-  const child = spawn(process.execPath, args, { cwd: root, env, stdio: "inherit" });
+  // XCLAW_NEXT_NODE_ARGS: extra Node.js flags for the server process (profiling: --cpu-prof …).
+  const nodeArgs = env.XCLAW_NEXT_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: root, env, stdio: "inherit" });
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

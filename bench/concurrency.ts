@@ -1,0 +1,148 @@
+/**
+ * C chats at once against a model that waits 4 s before its first token, on a production build:
+ * how many finish, are refused (429/503 with Retry-After) or fail, the time to first token minus
+ * the model's own 4 s (p50/p99), and the memory each open stream costs (RSS of the app's whole
+ * process tree at its peak minus idle, divided by C). Users: 100, the chats spread evenly.
+ * Targets at C = 1,000 on PostgreSQL: 0 failed, 0 refused, TTFT p50 ≤ 6 s, ≤ 100 KB per stream.
+ *
+ *   npm run build && npx tsx bench/concurrency.ts [C …]          (default 100 200 1000)
+ *   BENCH_POSTGRES=postgresql://postgres@127.0.0.1:5432/postgres npx tsx bench/concurrency.ts
+ */
+import { readFileSync, readdirSync } from "node:fs";
+import http from "node:http";
+import { startFakeLlm } from "../tests/fake-llm/server";
+import { benchDatabase, percentile, startApp } from "./support";
+
+const sizes = process.argv.slice(2).map(Number).filter(Boolean);
+const levels = sizes.length ? sizes : [100, 200, 1000];
+const USERS = 100;
+const MODEL_WAIT_MS = 4_000;
+
+// The client side must not be the bottleneck: one connection per chat, no pool limit.
+const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const all: number[] = [];
+  const visit = (id: number) => {
+    all.push(id);
+    for (const child of children.get(id) ?? []) visit(child);
+  };
+  visit(pid);
+  return all;
+}
+
+function treeRssKb(pid: number): number {
+  let total = 0;
+  for (const id of descendants(pid)) {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${id}/status`, "utf8"));
+      total += Number(match?.[1] ?? 0);
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+async function signUpWithToken(url: string, index: number): Promise<string> {
+  const email = `load-${index}-${Date.now()}@example.com`;
+  const password = "bench-password-1";
+  const registered = await fetch(`${url}/api/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+  if (registered.status !== 201) throw new Error(`register: ${registered.status} ${await registered.text()}`);
+  const csrf = await fetch(`${url}/api/auth/csrf`);
+  const csrfCookie = (csrf.headers.getSetCookie?.() ?? []).map((cookie) => cookie.split(";")[0]).join("; ");
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const signIn = await fetch(`${url}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
+    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
+  });
+  const session = (signIn.headers.getSetCookie?.() ?? []).map((cookie) => cookie.split(";")[0]).find((cookie) => cookie?.includes("session-token"));
+  if (!session) throw new Error("sign-in failed");
+  const created = await fetch(`${url}/api/tokens`, { method: "POST", headers: { "content-type": "application/json", cookie: session, origin: url }, body: JSON.stringify({ name: "load" }) });
+  return ((await created.json()) as { token: string }).token;
+}
+
+type TOutcome = { status: "finished" | "refused" | "failed"; ttftMs?: number; detail?: string };
+
+/** One chat over plain HTTP (no client-side pool limits): status, time to the first text delta. */
+function chat(url: string, token: string, sessionId: string): Promise<TOutcome> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const body = JSON.stringify({ sessionId, text: "hello" });
+    const request = http.request(`${url}/api/chat`, { method: "POST", agent, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (response) => {
+      let buffer = "";
+      let ttftMs: number | undefined;
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        buffer += chunk;
+        if (ttftMs === undefined && buffer.includes('"type":"text-delta"')) ttftMs = performance.now() - started;
+      });
+      response.on("end", () => {
+        const status = response.statusCode ?? 0;
+        if (status === 429 || status === 503) resolve({ status: response.headers["retry-after"] ? "refused" : "failed", detail: `${status}: ${buffer.slice(0, 200)}` });
+        else if (status !== 200) resolve({ status: "failed", detail: `${status}: ${buffer.slice(0, 200)}` });
+        else if (buffer.includes('"type":"error"') || ttftMs === undefined) resolve({ status: "failed", detail: buffer.slice(Math.max(0, buffer.indexOf('"type":"error"')), buffer.indexOf('"type":"error"') + 200) });
+        else resolve({ status: "finished", ttftMs });
+      });
+      response.on("error", (error) => resolve({ status: "failed", detail: String(error) }));
+    });
+    request.on("error", (error) => resolve({ status: "failed", detail: String(error) }));
+    request.end(body);
+  });
+}
+
+const fake = await startFakeLlm();
+fake.script(() => ({ text: "Here is a short answer to your question.", chunks: 4, delayMs: MODEL_WAIT_MS }));
+const { name: database, env: databaseEnv, drop } = await benchDatabase();
+const app = await startApp({ ...databaseEnv, OPENAI_BASE_URL: fake.openaiBaseUrl, OPENAI_API_KEY: "bench", XCLAW_PROVIDERS: "openai" });
+try {
+  const tokens: string[] = [];
+  for (let index = 0; index < USERS; index++) tokens.push(await signUpWithToken(app.url, index));
+  console.log(`concurrency: ${database}, ${USERS} users, model waits ${MODEL_WAIT_MS} ms before its first token`);
+  for (const level of levels) {
+    const sessions: { token: string; id: string }[] = [];
+    for (let index = 0; index < level; index++) {
+      const token = tokens[index % USERS]!;
+      const created = await fetch(`${app.url}/api/sessions`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" });
+      sessions.push({ token, id: ((await created.json()) as { session: { id: string } }).session.id });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const idleKb = treeRssKb(app.pid);
+    let peakKb = idleKb;
+    const sampler = setInterval(() => (peakKb = Math.max(peakKb, treeRssKb(app.pid))), 100);
+    const burstStarted = Date.now();
+    const requestsBefore = fake.requests.length;
+    const outcomes = await Promise.all(sessions.map((session) => chat(app.url, session.token, session.id)));
+    clearInterval(sampler);
+    // When each run's model call reached the model: the platform's share of the wait, without the client's.
+    const reached = fake.requests.slice(requestsBefore).map((request) => request.receivedAt - burstStarted);
+    const finished = outcomes.filter((outcome) => outcome.status === "finished");
+    const added = finished.map((outcome) => outcome.ttftMs! - MODEL_WAIT_MS);
+    const failures = outcomes.filter((outcome) => outcome.status === "failed");
+    console.log(
+      `  C=${level}: finished ${finished.length}, refused ${outcomes.filter((outcome) => outcome.status === "refused").length}, failed ${failures.length}` +
+        (added.length ? ` | TTFT p50 ${(percentile(added, 50) + MODEL_WAIT_MS).toFixed(0)} ms (model 4000 + ${percentile(added, 50).toFixed(0)}), p99 ${(percentile(added, 99) + MODEL_WAIT_MS).toFixed(0)} ms` : "") +
+        ` | RSS idle ${(idleKb / 1024).toFixed(0)} MB, peak ${(peakKb / 1024).toFixed(0)} MB, ${((peakKb - idleKb) / level).toFixed(0)} KB per open stream`,
+    );
+    if (reached.length) console.log(`    model calls reached the model after p50 ${percentile(reached, 50)} ms, p99 ${percentile(reached, 99)} ms, last ${Math.max(...reached)} ms`);
+    if (failures.length) console.log(`    first failure: ${failures[0]!.detail}`);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+} finally {
+  await app.stop();
+  await fake.close();
+  await drop();
+}
