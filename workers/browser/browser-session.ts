@@ -3,7 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { errors, type Browser, type BrowserContext, type Dialog, type Frame, type Locator, type Page, type Request, type Route } from "playwright-core";
 import type { TBrowserAction, TBrowserObservation, TBrowserTarget } from "@/lib/browser/protocol";
 import { SENSITIVE_WORDS_PATTERN } from "@/lib/browser/sensitive-actions";
-import { navigationUrl, type TUrlVerdict, type UrlGuard } from "@/lib/browser/url-safety";
+import { navigationUrl } from "@/lib/browser/navigation-url";
+import type { TUrlVerdict, UrlGuard } from "@/lib/net/url-guard";
 import { BLOCKED_HEADER, startEgressProxy, type TEgressProxy } from "./egress-proxy";
 import { runInPage, type TInPageCommand, type TInPageElement, type TInPageResult } from "./in-page";
 
