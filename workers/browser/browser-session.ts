@@ -842,7 +842,8 @@ export class BrowserSession {
     const { element, state } = located;
     // Typing never submits anything, so only a click is held to a destination.
     const submission = action === "click" ? toSubmission(element.submission) : undefined;
-    this.previews.set(located.key, { document: state.document, tag: element.tag, label: element.label, submission });
+    // Only clicks are held to what the card showed: typing can neither click nor submit.
+    if (action === "click") this.previews.set(located.key, { document: state.document, tag: element.tag, label: element.label, submission });
     if (this.previews.size > 20) this.previews.delete(this.previews.keys().next().value!);
     const verb = action === "click" ? "Click" : "Type into";
     const what = `${element.role} ${quote(element.label || element.tag)}${action === "click" && element.actsOn ? ` (which activates ${element.actsOn})` : ""}`;
