@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { chromium as playwright } from "playwright-core";
 import { BrowserWorkerClient } from "../lib/browser/worker-client";
-import { UrlGuard } from "../lib/browser/url-safety";
+import { UrlGuard } from "../lib/net/url-guard";
 import { startBrowserSite } from "../tests/fixtures/browser-site/server";
 import { BrowserSession } from "../workers/browser/browser-session";
 import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE } from "../workers/browser/chromium";
@@ -38,7 +38,7 @@ try {
   // 1. Context + page: what the first browser call of a chat session pays before it can navigate.
   const contextTimes: number[] = [];
   const bareContextTimes: number[] = [];
-  const guard = new UrlGuard({ allowedHosts: [site.host] });
+  const guard = new UrlGuard({ allowedPrivateHosts: [site.host] });
   for (let index = 0; index < iterations; index++) {
     let started = performance.now();
     const session = await BrowserSession.open(baselineBrowser, { userId: "bench", sessionId: `bench-${index}`, settings: { guard, ...settings } });

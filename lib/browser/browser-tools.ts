@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { TContentPart } from "@/lib/providers/types";
 import { defineTool, type TTool, type TToolContext, type TToolResult, type TToolRisk } from "@/lib/tools/registry";
-import type { TBrowserAction, TBrowserObservation, TBrowserTarget } from "./protocol";
+import { describeSubmission, type TBrowserAction, type TBrowserObservation, type TBrowserTarget } from "./protocol";
 import { selectorLooksSensitive } from "./sensitive-actions";
 import type { BrowserWorkerClient } from "./worker-client";
 
@@ -46,9 +46,12 @@ function describeTarget(input: { agent_id?: number | string; selector?: string }
 export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
   const act = async (context: TToolContext, action: TBrowserAction) => toResult(await client.act({ userId: context.userId, sessionId: context.sessionId, action, signal: context.signal }));
 
+  // The card names where the action would send data; the worker holds the approved action to it.
   const previewOf = async (context: TToolContext, action: TBrowserAction & { type: "describe" }, fallback: string) => {
     const observation = await client.act({ userId: context.userId, sessionId: context.sessionId, action, signal: context.signal });
-    return observation.isError ? { title: fallback, detail: observation.text } : { title: observation.title ?? fallback, detail: observation.text };
+    if (observation.isError) return { title: fallback, detail: observation.text };
+    const title = observation.title ?? fallback;
+    return { title: observation.submission ? `${title} (${describeSubmission(observation.submission)})` : title, detail: observation.text };
   };
 
   const navigate = defineTool({
@@ -96,7 +99,7 @@ export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
     sequential: true,
     name: "browser_type",
     description:
-      "Replace the text of an input, text area or editable element (agent_id or selector), or choose an option of a select by its label. Autocomplete fields get real key presses, so their suggestions appear; the result lists new elements such as options.",
+      "Replace the text of an input, text area or editable element (agent_id or selector), or choose an option of a select by its label. Autocomplete fields get real key presses, so their suggestions appear; the result lists new elements such as options. Typing never clicks or submits: line breaks in one-line fields become spaces (press Enter with browser_key), and anything that is not a field is refused.",
     input: z.object({ agent_id: ZAgentId, selector: ZSelector, text: z.string().max(20_000), sensitive: ZSensitive }).refine(hasOneTarget, ONE_TARGET),
     risk: "read",
     riskOf: flagRisk,

@@ -46,6 +46,14 @@ export type TBrowserActRequest = z.infer<typeof ZBrowserActRequest>;
 
 export const ZBrowserCloseRequest = z.strictObject({ userId: z.string().min(1).max(200), sessionId: z.string().min(1).max(200) });
 
+/** Where an action would send data: a form's submission or a link's navigation (origin only, no path or query). */
+export type TBrowserSubmission = { kind: "form" | "link"; method: string; origin: string };
+
+/** "submits the form to https://shop.example with POST", "opens https://example.com", for people and the model alike. */
+export function describeSubmission(submission: TBrowserSubmission): string {
+  return submission.kind === "link" ? `opens ${submission.origin}` : `submits the form to ${submission.origin} with ${submission.method}`;
+}
+
 export type TBrowserObservation = {
   /** What the model reads. */
   text: string;
@@ -58,6 +66,8 @@ export type TBrowserObservation = {
   /** For the approval card (describe). */
   title?: string;
   url?: string;
+  /** For the approval card (describe): where the action would send data, if the page says so. The worker holds an approved action to it. */
+  submission?: TBrowserSubmission;
   /** Content only: characters of the rendered HTML and of the distilled text. */
   stats?: { rawCharacters: number; distilledCharacters: number };
 };

@@ -288,6 +288,62 @@ describe("safety", () => {
     expect(site.submissions).toEqual([]);
   });
 
+  it("never turns typing into a click: a menu item, or a submit button posing as a text box, is refused", async () => {
+    const act = newSession();
+    await act(navigate(`${site.url}/tricks.html`));
+    const clicked = await act({ type: "click", target: { selector: "#delete-account" }, allowSensitive: false });
+    expect(clicked.needsApproval?.reason).toBe('it is labelled "Delete account"');
+    const menuItem = await act({ type: "type", target: { selector: "#delete-account" }, text: "x", allowSensitive: false });
+    expect(menuItem).toMatchObject({ isError: true, text: expect.stringMatching(/menuitem "Delete account"\] is not a text field, so nothing was typed/) });
+    const button = await act({ type: "type", target: { selector: "#nickname" }, text: "Ada", allowSensitive: false });
+    expect(button).toMatchObject({ isError: true, text: expect.stringMatching(/textbox "Nickname"\] is not a text field, so nothing was typed/) });
+    expect(site.submissions).toEqual([]);
+  });
+
+  it("types line breaks and tabs into a one-line field as spaces, never as Enter or Tab", async () => {
+    const act = newSession();
+    await act(navigate(`${site.url}/tricks.html`));
+    const newline = await act({ type: "type", target: { selector: "#order-search" }, text: "A-1001\n", allowSensitive: false });
+    expect(newline.isError).toBe(false);
+    expect(newline.text).toContain('its value is now "A-1001"');
+    expect(newline.text).toContain("typing never presses Enter or Tab");
+    // Two tabs would reach the next form's submit button, and the space would press it.
+    const tabs = await act({ type: "type", target: { selector: "#order-search" }, text: "B-2002\t\t ", allowSensitive: false });
+    expect(tabs.text).toContain('its value is now "B-2002');
+    expect(site.submissions).toEqual([]);
+    // Enter is browser_key's, and there it asks first.
+    expect((await act({ type: "key", key: "Enter", allowSensitive: false })).needsApproval?.reason).toContain("it submits a form (POST");
+    expect(site.submissions).toEqual([]);
+  });
+
+  it("judges a click by the element that acts: a label's submit button, the button around a span", async () => {
+    const act = newSession();
+    await act(navigate(`${site.url}/tricks.html`));
+    const label = await act({ type: "click", target: { selector: "label[for=next-button]" }, allowSensitive: false });
+    expect(label).toMatchObject({ isError: true, needsApproval: { reason: `it activates button "Next", which submits a form (POST ${site.url}/submit)` } });
+    const span = await act({ type: "click", target: { selector: "#inner-span" }, allowSensitive: false });
+    expect(span).toMatchObject({ isError: true, needsApproval: { reason: `it activates button "Next step", which submits a form (POST ${site.url}/submit)` } });
+    expect(site.submissions).toEqual([]);
+    const approved = await act({ type: "click", target: { selector: "label[for=next-button]" }, allowSensitive: true });
+    expect(approved.text).toContain('Navigated to "Order received"');
+    expect(site.submissions).toEqual([{ which: "label" }]);
+  });
+
+  it("asks before Enter submits a form inside a frame", async () => {
+    const act = newSession();
+    await act(navigate(`${site.url}/frame-checkout.html`));
+    expect((await act({ type: "click", target: { selector: "#edit-card" }, allowSensitive: false })).isError).toBe(false);
+    const enter = await act({ type: "key", key: "Enter", allowSensitive: false });
+    expect(enter).toMatchObject({ isError: true, needsApproval: { reason: expect.stringContaining(`it submits a form (POST ${site.url}/submit)`) } });
+    expect(enter.text).toContain('pressing Enter in [textbox "Card number"] inside a frame');
+    expect(site.submissions).toEqual([]);
+    const described = await act({ type: "describe", action: "key", key: "Enter" });
+    expect(described.submission).toEqual({ kind: "form", method: "POST", origin: site.url });
+    const approved = await act({ type: "key", key: "Enter", allowSensitive: true });
+    expect(approved.isError).toBe(false);
+    expect(site.submissions).toEqual([{ which: "iframe", card: "4111 1111 1111 1111" }]);
+  });
+
   it("marks a CAPTCHA for the user and holds every action on that page for approval", async () => {
     const act = newSession();
     const opened = await act(navigate(`${site.url}/captcha.html`));

@@ -92,7 +92,7 @@ describe("browser tools in a chat", () => {
     expect(done[3]!.text).toContain('its value is now "Pro"');
 
     const approval = approvalOf(chunks);
-    expect(approval).toMatchObject({ toolName: "browser_click", risk: "external", status: "pending", preview: { title: `Click "Submit order" on ${site.host}` } });
+    expect(approval).toMatchObject({ toolName: "browser_click", risk: "external", status: "pending", preview: { title: `Click "Submit order" on ${site.host} (submits the form to ${site.url} with POST)` } });
     expect(approval!.preview.detail).toContain(`button "Submit order" — it is labelled "Submit order", on "Order form" — ${site.url}/form.html`);
     expect((await db().chatSession.findUniqueOrThrow({ where: { id: sessionId } })).status).toBe("PAUSED");
     expect(site.submissions).toEqual([]);

@@ -1,7 +1,7 @@
 import { chromium, type Browser } from "playwright-core";
 import type { TBrowserAction, TBrowserObservation, TWorkerHealth } from "@/lib/browser/protocol";
 import type { TLogger } from "@/lib/observability/logger";
-import { navigationUrl } from "@/lib/browser/url-safety";
+import { navigationUrl } from "@/lib/browser/navigation-url";
 import { BrowserSession, refusedNavigation, type TSessionSettings } from "./browser-session";
 
 /**

@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { errors, type Browser, type BrowserContext, type Dialog, type Frame, type Locator, type Page, type Request, type Route } from "playwright-core";
-import type { TBrowserAction, TBrowserObservation, TBrowserTarget } from "@/lib/browser/protocol";
+import { describeSubmission, type TBrowserAction, type TBrowserObservation, type TBrowserSubmission, type TBrowserTarget } from "@/lib/browser/protocol";
 import { SENSITIVE_WORDS_PATTERN } from "@/lib/browser/sensitive-actions";
-import { navigationUrl, type TUrlVerdict, type UrlGuard } from "@/lib/browser/url-safety";
+import { navigationUrl } from "@/lib/browser/navigation-url";
+import type { TUrlVerdict, UrlGuard } from "@/lib/net/url-guard";
 import { BLOCKED_HEADER, startEgressProxy, type TEgressProxy } from "./egress-proxy";
-import { runInPage, type TInPageCommand, type TInPageElement, type TInPageResult } from "./in-page";
+import { runInPage, type TInPageCommand, type TInPageElement, type TInPageFocus, type TInPageResult, type TInPageSubmission } from "./in-page";
+import { SubmissionGuard, type TSubmissionRefusal, type TSubmissionRules } from "./submission-guard";
 
 /**
  * One agent session's browser: its own BrowserContext (cookies, storage, cache and permissions
@@ -27,6 +29,33 @@ type TNavigationResult = { navigated: boolean; settled: boolean; popup: boolean 
 const VIEWPORT = { width: 1280, height: 800 };
 const AFTER_ACTION_QUIET_MS = 1_500;
 const KEY_ALIASES: Record<string, string> = { Space: " ", Spacebar: " ", Esc: "Escape", Return: "Enter", Del: "Delete", Up: "ArrowUp", Down: "ArrowDown", Left: "ArrowLeft", Right: "ArrowRight" };
+
+function normalizeKey(raw: string): string {
+  return raw
+    .split("+")
+    .map((part) => KEY_ALIASES[part] ?? part)
+    .join("+");
+}
+
+/** The origin (not the path or query) a submission goes to: what an approval binds. */
+function toSubmission(found: TInPageSubmission | undefined): TBrowserSubmission | undefined {
+  if (!found) return undefined;
+  let origin = found.url;
+  try {
+    origin = new URL(found.url).origin;
+  } catch {
+    // Kept as the page wrote it; it then matches nothing else.
+  }
+  return { kind: found.kind, method: found.method, origin };
+}
+
+function sameSubmission(first: TBrowserSubmission | undefined, second: TBrowserSubmission | undefined): boolean {
+  return first?.method === second?.method && first?.origin === second?.origin;
+}
+
+function withoutQuery(url: string): string {
+  return url.split(/[?#]/)[0]!;
+}
 
 function errorMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
@@ -70,8 +99,8 @@ export class BrowserSession {
   private acceptDialogs = false;
   /** The document whose CAPTCHA was last shown to the user as a picture. */
   private captchaShown: string | undefined;
-  /** What the approval card showed, per target, so an approved click cannot land on something else. */
-  private readonly previews = new Map<string, { document: string; tag: string; label: string }>();
+  /** What the approval card showed, per target, so an approved action cannot act on something else or send elsewhere. */
+  private readonly previews = new Map<string, { document: string; tag: string; label: string; submission?: TBrowserSubmission }>();
 
   private constructor(
     readonly userId: string,
@@ -79,6 +108,7 @@ export class BrowserSession {
     private readonly context: BrowserContext,
     private readonly proxy: TEgressProxy,
     private readonly settings: TSessionSettings,
+    private readonly submissions: SubmissionGuard,
   ) {}
 
   static async open(browser: Browser, options: { userId: string; sessionId: string; settings: TSessionSettings }): Promise<BrowserSession> {
@@ -96,7 +126,9 @@ export class BrowserSession {
         // The headless user agent gets many sites to refuse service.
         userAgent: `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`,
       });
-      session = new BrowserSession(options.userId, options.sessionId, context, proxy, options.settings);
+      const submissions = new SubmissionGuard(context);
+      await context.addInitScript({ content: submissions.initScript() });
+      session = new BrowserSession(options.userId, options.sessionId, context, proxy, options.settings, submissions);
       const created = session;
       context.setDefaultTimeout(options.settings.navigationTimeoutMs);
       await context.route("**/*", (route) => created.guardRoute(route));
@@ -193,6 +225,8 @@ export class BrowserSession {
   private async guardRoute(route: Route) {
     const url = route.request().url();
     try {
+      // A form submission (or navigation) during an action that the action may not send.
+      if (this.submissions.judgeRequest(route.request())) return await route.abort("blockedbyclient");
       if (/^(data|blob):/i.test(url)) return await route.continue();
       const verdict = await this.settings.guard.check(url, { protocols: new Set(["http:", "https:", "ws:", "wss:"]) });
       if (verdict.ok) return await route.continue();
@@ -224,8 +258,51 @@ export class BrowserSession {
     return lines;
   }
 
-  private inPage(command: TInPageCommand): Promise<TInPageResult> {
-    return runInPage(this.page, { ...command, sensitivePattern: SENSITIVE_WORDS_PATTERN });
+  private inPage(command: TInPageCommand, frame?: Frame): Promise<TInPageResult> {
+    return runInPage(frame ?? this.page, { ...command, sensitivePattern: SENSITIVE_WORDS_PATTERN });
+  }
+
+  /**
+   * The focused element wherever it is: when the page's focus is on a frame, the frame that holds
+   * the keyboard is asked (Enter there submits that frame's form).
+   */
+  private async focused(): Promise<{ state: TInPageResult; focus?: TInPageFocus; framed: boolean }> {
+    const state = await this.refresh();
+    if (!state.focus?.frame) return { state, focus: state.focus, framed: false };
+    let fallback: TInPageFocus | undefined;
+    for (const frame of this.page.frames()) {
+      if (frame === this.page.mainFrame()) continue;
+      const inner = await this.inPage({ command: "focus" }, frame).catch(() => undefined);
+      if (!inner?.focus || inner.focus.frame) continue;
+      if (inner.hasFocus) return { state, focus: inner.focus, framed: true };
+      fallback ??= inner.focus;
+    }
+    return { state, focus: fallback, framed: true };
+  }
+
+  private submissionRules(mode: TSubmissionRules["mode"], pageUrl: string, expected?: TBrowserSubmission): TSubmissionRules {
+    let pageOrigin = "null";
+    try {
+      pageOrigin = new URL(pageUrl).origin;
+    } catch {
+      // about:blank and the like: no origin of its own.
+    }
+    return { mode, pageOrigin, ...(expected ? { expected: { method: expected.method, origin: expected.origin } } : {}) };
+  }
+
+  /** The first line of an action's observation when the guard stopped a submission; the flags to set with it. */
+  private refusalLine(done: string, refused: TSubmissionRefusal[], tool: string): { line: string; needsApproval?: { reason: string } } | undefined {
+    const refusal = refused.find((entry) => entry.kind !== "needs-approval") ?? refused[0];
+    if (!refusal) return undefined;
+    if (refusal.kind === "needs-approval") {
+      const reason = `it set off a form submission (${refusal.method} ${withoutQuery(refusal.url)})`;
+      return {
+        line: `${done}, but the form submission it set off (${refusal.method} ${withoutQuery(refusal.url)}) was stopped: that needs the user's approval. To ask the user, call ${tool} again with the same arguments and "sensitive": true.`,
+        needsApproval: { reason },
+      };
+    }
+    if (refusal.kind === "typing") return { line: `${done}, but ${refusal.text}; the submission was stopped.` };
+    return { line: `${done}, but nothing was sent: ${refusal.text}. Look at the page again before doing anything else.` };
   }
 
   /** The numbering and facts after an action; a page in the middle of navigating is waited for once. */
@@ -479,28 +556,46 @@ export class BrowserSession {
     if (located.marker) await this.page.evaluate(`document.querySelectorAll('[data-xclaw-target="${located.marker}"]').forEach((element) => element.removeAttribute("data-xclaw-target"))`).catch(() => {});
   }
 
-  /** An approved action must act on what the approval card showed. */
-  private checkPreview(located: TLocated): TBrowserObservation | undefined {
+  /**
+   * An approved action must act on what the approval card showed and send where it said. Returns
+   * the destination the action is held to, or why it must not run.
+   */
+  private approvedBinding(located: TLocated): { refusal: TBrowserObservation } | { expected?: TBrowserSubmission } {
     const shown = this.previews.get(located.key);
     this.previews.delete(located.key);
-    if (!shown) return undefined;
-    if (shown.document === located.state.document && shown.tag === located.element.tag && shown.label === located.element.label) return undefined;
-    return failure(`Not done: the page changed since the user approved this. The approval was for ${quote(shown.label)}; the element is now ${elementToken(located.element)}. Look at the page again.`);
+    const now = toSubmission(located.element.submission);
+    // Approved without a card (an admin's policy): held to what the page says right now.
+    if (!shown) return { expected: now };
+    if (shown.document !== located.state.document || shown.tag !== located.element.tag || shown.label !== located.element.label) {
+      return { refusal: failure(`Not done: the page changed since the user approved this. The approval was for ${quote(shown.label)}; the element is now ${elementToken(located.element)}. Look at the page again.`) };
+    }
+    if (!sameSubmission(shown.submission, now)) {
+      const before = shown.submission ? describeSubmission(shown.submission) : "sends no form and opens no link";
+      const after = now ? describeSubmission(now) : "sends no form and opens no link";
+      return { refusal: failure(`Not done: the page changed since the user approved this. The approval was for a click that ${before}; ${elementToken(located.element)} now ${after}. Look at the page again.`) };
+    }
+    return { expected: shown.submission };
   }
 
   private async click(target: TBrowserTarget, allowSensitive: boolean): Promise<TBrowserObservation> {
     const mark = this.seq;
     const located = await this.locate(target);
     if (!("locator" in located)) return located;
+    const page = this.page;
+    let armed = false;
     try {
       const { element, state } = located;
       if (!allowSensitive && state.captcha) return this.needsApproval(`clicking ${elementToken(element)}`, `this page shows ${state.captcha}`, "browser_click");
       if (!allowSensitive && element.sensitive) return this.needsApproval(`clicking ${elementToken(element)}`, element.sensitive, "browser_click");
+      let expected: TBrowserSubmission | undefined;
       if (allowSensitive) {
-        const changed = this.checkPreview(located);
-        if (changed) return changed;
+        const binding = this.approvedBinding(located);
+        if ("refusal" in binding) return binding.refusal;
+        expected = binding.expected;
       }
       if (element.disabled) return failure(`${elementToken(element)} is disabled; it cannot be clicked now.`);
+      armed = true;
+      await this.submissions.arm(page, this.submissionRules(allowSensitive ? "approved" : "unapproved", state.url, expected));
       const watcher = this.watchNavigation();
       let how = "";
       this.acceptDialogs = allowSensitive;
@@ -526,11 +621,22 @@ export class BrowserSession {
       }
       const navigation = await watcher.settle();
       this.acceptDialogs = false;
-      return this.afterAction([`Clicked ${elementToken(element)}${how}.`, ...(located.note ? [located.note] : [])], navigation, mark);
+      const refused = await this.submissions.disarm([page, this.page]);
+      armed = false;
+      return this.reportAction(`Clicked ${elementToken(element)}${how}`, located.note ? [located.note] : [], refused, "browser_click", navigation, mark);
     } finally {
       this.acceptDialogs = false;
+      if (armed) await this.submissions.disarm([page]);
       await this.unmark(located);
     }
+  }
+
+  /** The observation of an action that may have set off a submission the guard stopped. */
+  private async reportAction(done: string, extra: string[], refused: TSubmissionRefusal[], tool: string, navigation: TNavigationResult, mark: number): Promise<TBrowserObservation> {
+    const refusal = this.refusalLine(done, refused, tool);
+    const observation = await this.afterAction([refusal?.line ?? `${done}.`, ...extra], navigation, mark);
+    if (!refusal) return observation;
+    return { ...observation, isError: true, ...(refusal.needsApproval ? { needsApproval: refusal.needsApproval } : {}) };
   }
 
   private async afterAction(lines: string[], navigation: TNavigationResult, mark: number): Promise<TBrowserObservation> {
@@ -556,71 +662,96 @@ export class BrowserSession {
     const mark = this.seq;
     const located = await this.locate(target);
     if (!("locator" in located)) return located;
+    const page = this.page;
+    let armed = false;
     try {
       const { element, state, locator } = located;
       if (!allowSensitive && state.captcha) return this.needsApproval(`typing into ${elementToken(element)}`, `this page shows ${state.captcha}`, "browser_type");
       if (element.disabled) return failure(`${elementToken(element)} is disabled; nothing can be typed into it.`);
-      if (element.role === "checkbox" || element.role === "radio" || element.role === "button" || element.role === "link") {
-        return failure(`${elementToken(element)} is a ${element.role}, not a text field; use browser_click on it instead.`);
-      }
+      // Typing never turns into a click: on anything but a field it would press whatever is there.
+      if (!element.editable) return failure(`${elementToken(element)} is not a text field, so nothing was typed. To press it, use browser_click.`);
+      if (element.editable === "read-only") return failure(`${elementToken(element)} is read-only; nothing can be typed into it.`);
+      // Line breaks and tabs would be key presses (Enter submits, Tab moves on) or vanish in a
+      // one-line field; Enter belongs to browser_key. Text areas keep their lines.
+      const multiline = element.tag === "textarea" || (element.tag !== "input" && element.editable === "fill");
+      const typed = multiline ? text : text.split(/[\u0000-\u001f\u007f]+/).filter(Boolean).join(" ");
+      armed = true;
+      await this.submissions.arm(page, this.submissionRules("typing", state.url));
       try {
-        if (element.tag === "select") {
-          await locator.selectOption({ label: text }, { timeout: 5_000 }).catch(() => locator.selectOption(text, { timeout: 5_000 }));
-        } else if (element.role === "combobox" || element.role === "searchbox") {
+        if (element.editable === "select") {
+          await locator.selectOption({ label: typed }, { timeout: 5_000 }).catch(() => locator.selectOption(typed, { timeout: 5_000 }));
+        } else if (element.editable === "keys") {
           // Autocomplete widgets listen for key events, which fill() does not send.
           await locator.fill("", { timeout: 5_000 });
-          await locator.pressSequentially(text, { delay: 10, timeout: 30_000 });
+          await locator.pressSequentially(typed, { delay: 10, timeout: 30_000 });
         } else {
-          await locator.fill(text, { timeout: 5_000 }).catch(async (error: unknown) => {
-            if (isContextGone(error)) throw error;
-            await locator.click({ timeout: 5_000 });
-            await this.page.keyboard.insertText(text);
-          });
+          await locator.fill(typed, { timeout: 5_000 });
         }
       } catch (error) {
         return failure(`Could not type into ${elementToken(element)}: ${errorMessage(error)}`);
       }
       await this.quiet(AFTER_ACTION_QUIET_MS, { graceMs: 50, windowMs: 300 });
+      const refused = await this.submissions.disarm([page, this.page]);
+      armed = false;
       const after = await this.inPage(located.marker ? { command: "describe", marker: located.marker } : { command: "describe", agentId: element.id });
       const now = after.element ?? element;
       const value = now.tag === "select" ? now.value : now.value ?? "";
-      const lines = [`Typed into ${elementToken(element)}: its value is now ${quote(value ?? "")}.`, ...(located.note ? [located.note] : []), ...this.freshLines(after)];
-      return this.finish(lines, after, mark);
+      const done = `Typed into ${elementToken(element)}: its value is now ${quote(value ?? "")}`;
+      const refusal = this.refusalLine(done, refused, "browser_type");
+      const lines = [refusal?.line ?? `${done}.`];
+      if (typed !== text) lines.push("Line breaks and tabs were typed as spaces: typing never presses Enter or Tab (use browser_key for that).");
+      lines.push(...(located.note ? [located.note] : []), ...this.freshLines(after));
+      return this.finish(lines, after, mark, { isError: refusal !== undefined });
     } finally {
+      if (armed) await this.submissions.disarm([page]);
       await this.unmark(located);
     }
   }
 
   private async key(rawKey: string, allowSensitive: boolean): Promise<TBrowserObservation> {
     const mark = this.seq;
-    const key = rawKey
-      .split("+")
-      .map((part) => KEY_ALIASES[part] ?? part)
-      .join("+");
+    const key = normalizeKey(rawKey);
     if (!/^(.|([A-Za-z][A-Za-z0-9]*\+)*([A-Za-z][A-Za-z0-9]*|.))$/u.test(key)) return failure(`${quote(rawKey)} is not a key; use names such as Enter, Escape, Tab, ArrowDown or Control+A.`);
-    await this.activePage();
-    const state = await this.refresh();
-    const focused = state.focus;
-    const where = focused ? ` in ${elementToken({ id: focused.id ?? 0, role: focused.role, label: focused.label })}` : "";
+    const page = await this.activePage();
+    const { state, focus: focused, framed } = await this.focused();
+    const where = focused ? ` in ${elementToken({ id: framed ? 0 : focused.id ?? 0, role: focused.role, label: focused.label })}${framed ? " inside a frame" : ""}` : "";
+    const enter = /(^|\+)(Enter|NumpadEnter)$/.test(key);
+    const activates = enter || key === " ";
     if (!allowSensitive) {
       if (state.captcha) return this.needsApproval(`pressing ${key}`, `this page shows ${state.captcha}`, "browser_key");
-      const enter = /(^|\+)(Enter|NumpadEnter)$/.test(key);
-      const activates = enter || key === " ";
       if (activates && focused?.sensitive) return this.needsApproval(`pressing ${key}${where}`, focused.sensitive, "browser_key");
       if (enter && focused?.enterSubmits) return this.needsApproval(`pressing ${key}${where}`, focused.enterSubmits.replace(/^Enter submits/, "it submits"), "browser_key");
     }
+    let expected: TBrowserSubmission | undefined;
+    if (allowSensitive) {
+      const now = activates ? toSubmission(focused?.submission) : undefined;
+      const shown = this.previews.get(`key:${key}`);
+      this.previews.delete(`key:${key}`);
+      if (shown && (shown.label !== (focused?.label ?? "") || !sameSubmission(shown.submission, now))) {
+        return failure(`Not done: the page changed since the user approved this. The approval was for pressing ${key} in ${quote(shown.label)}${shown.submission ? `, which ${describeSubmission(shown.submission)}` : ""}; now the focus is${where || " nowhere"}${now ? `, which ${describeSubmission(now)}` : ""}. Look at the page again.`);
+      }
+      expected = shown ? shown.submission : now;
+    }
+    await this.submissions.arm(page, this.submissionRules(allowSensitive ? "approved" : "unapproved", state.url, expected));
     const watcher = this.watchNavigation();
     this.acceptDialogs = allowSensitive;
+    let refused: TSubmissionRefusal[] = [];
+    let navigation: TNavigationResult;
     try {
-      await this.page.keyboard.press(key);
-    } catch (error) {
-      watcher.stop();
+      try {
+        await this.page.keyboard.press(key);
+      } catch (error) {
+        if (!isContextGone(error)) {
+          watcher.stop();
+          return failure(`Could not press ${quote(rawKey)}: ${errorMessage(error)}`);
+        }
+      }
+      navigation = await watcher.settle();
+    } finally {
       this.acceptDialogs = false;
-      if (!isContextGone(error)) return failure(`Could not press ${quote(rawKey)}: ${errorMessage(error)}`);
+      refused = await this.submissions.disarm([page, this.page]);
     }
-    const navigation = await watcher.settle();
-    this.acceptDialogs = false;
-    return this.afterAction([`Pressed ${key}${where}.`], navigation, mark);
+    return this.reportAction(`Pressed ${key}${where}`, [], refused, "browser_key", navigation, mark);
   }
 
   private async scroll(direction: "up" | "down" | "left" | "right", pixels: number): Promise<TBrowserObservation> {
@@ -672,33 +803,58 @@ export class BrowserSession {
     return { ...observation, image: { mediaType: "image/png", data: picture.toString("base64") } };
   }
 
-  /** For the approval card: what the action would act on, remembered so the action can check it. */
-  private async describe(action: "click" | "type" | "key", target: TBrowserTarget | undefined, key: string | undefined): Promise<TBrowserObservation> {
+  /**
+   * For the approval card: what the action would act on and where it would send data, remembered
+   * so the approved action can be held to it.
+   */
+  private async describe(action: "click" | "type" | "key", target: TBrowserTarget | undefined, rawKey: string | undefined): Promise<TBrowserObservation> {
     await this.activePage();
+    const host = (url: string) => {
+      try {
+        return new URL(url).host || url;
+      } catch {
+        return url;
+      }
+    };
+    const sends = (submission: TBrowserSubmission | undefined, sensitive: boolean) =>
+      submission ? ` It ${describeSubmission(submission)}.` : sensitive ? " It names no form or link: where data goes is up to the page's scripts, and a form may then go only to this site." : "";
     if (action === "key") {
-      const state = await this.refresh();
-      const focused = state.focus;
-      const on = focused ? ` in ${focused.role} ${quote(focused.label)}` : "";
+      const key = normalizeKey(rawKey ?? "");
+      const { state, focus: focused, framed } = await this.focused();
+      const activates = /(^|\+)(Enter|NumpadEnter)$/.test(key) || key === " ";
+      const submission = activates ? toSubmission(focused?.submission) : undefined;
+      this.previews.set(`key:${key}`, { document: state.document, tag: "", label: focused?.label ?? "", submission });
+      const on = focused ? ` in ${focused.role} ${quote(focused.label)}${framed ? " inside a frame" : ""}` : "";
       const consequence = focused?.sensitive ? `; ${focused.sensitive}` : focused?.enterSubmits ? `; ${focused.enterSubmits}` : "";
       const captcha = state.captcha ? ` The page shows ${state.captcha}.` : "";
-      return { text: `Press ${key ?? "a key"}${on}${consequence}, on ${this.pageLine(state)}.${captcha}`, title: `Press ${key ?? "a key"} on ${new URL(state.url).host || state.url}`, url: state.url, isError: false };
+      return {
+        text: `Press ${key || "a key"}${on}${consequence}, on ${this.pageLine(state)}.${sends(submission, Boolean(focused?.sensitive || focused?.enterSubmits))}${captcha}`,
+        title: `Press ${key || "a key"} on ${host(state.url)}`,
+        url: state.url,
+        isError: false,
+        ...(submission ? { submission } : {}),
+      };
     }
     if (!target) return failure("describe needs a target");
     const located = await this.locate(target);
     if (!("locator" in located)) return located;
     await this.unmark(located);
     const { element, state } = located;
-    this.previews.set(located.key, { document: state.document, tag: element.tag, label: element.label });
+    // Typing never submits anything, so only a click is held to a destination.
+    const submission = action === "click" ? toSubmission(element.submission) : undefined;
+    // Only clicks are held to what the card showed: typing can neither click nor submit.
+    if (action === "click") this.previews.set(located.key, { document: state.document, tag: element.tag, label: element.label, submission });
     if (this.previews.size > 20) this.previews.delete(this.previews.keys().next().value!);
     const verb = action === "click" ? "Click" : "Type into";
-    const what = `${element.role} ${quote(element.label || element.tag)}`;
+    const what = `${element.role} ${quote(element.label || element.tag)}${action === "click" && element.actsOn ? ` (which activates ${element.actsOn})` : ""}`;
     const why = element.sensitive ? ` — ${element.sensitive}` : "";
     const captcha = state.captcha ? ` The page shows ${state.captcha}.` : "";
     return {
-      text: `${verb} ${what}${why}, on ${this.pageLine(state)}.${captcha}`,
-      title: `${verb} ${quote(element.label || element.tag)} on ${new URL(state.url).host || state.url}`,
+      text: `${verb} ${what}${why}, on ${this.pageLine(state)}.${action === "click" ? sends(submission, Boolean(element.sensitive)) : ""}${captcha}`,
+      title: `${verb} ${quote(element.label || element.tag)} on ${host(state.url)}`,
       url: state.url,
       isError: false,
+      ...(submission ? { submission } : {}),
     };
   }
 }

@@ -1,6 +1,6 @@
 import http from "node:http";
 import net from "node:net";
-import type { UrlGuard } from "@/lib/browser/url-safety";
+import type { UrlGuard } from "@/lib/net/url-guard";
 
 /**
  * Every connection a browser context makes goes through its own instance of this proxy

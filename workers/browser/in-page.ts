@@ -1,4 +1,4 @@
-import type { Page } from "playwright-core";
+import type { Frame, Page } from "playwright-core";
 
 /**
  * The code that runs inside the page. Playwright sends a function's source text to the browser,
@@ -26,12 +26,33 @@ export type TInPageElement = {
   disabled?: boolean;
   /** Why acting on it needs approval, if it does. */
   sensitive?: string;
+  /** Only for the target of an action: what a click on it really activates, when that is another element (`button "Pay"`). */
+  actsOn?: string;
+  /** Only for the target of an action: where a click on it sends data (a form's submission, a link). */
+  submission?: TInPageSubmission;
+  /** Only for the target of an action: how text can be typed into it; absent when it is not editable. */
+  editable?: "fill" | "keys" | "select" | "read-only";
 };
 
-export type TInPageFocus = { id?: number; role: string; label: string; sensitive?: string; enterSubmits?: string };
+/** Where an action sends the page: method (GET, POST) and absolute URL of a form's action or a link. */
+export type TInPageSubmission = { kind: "form" | "link"; method: string; url: string };
+
+export type TInPageFocus = {
+  id?: number;
+  role: string;
+  label: string;
+  sensitive?: string;
+  enterSubmits?: string;
+  /** Enter (or Space) here would send data there. */
+  submission?: TInPageSubmission;
+  /** The focus is inside a frame; look there. */
+  frame?: boolean;
+};
 
 export type TInPageCommand =
   | { command: "refresh" }
+  /** Only the focus, without numbering anything (used inside frames). */
+  | { command: "focus" }
   | { command: "distill"; mode: "text" | "html" }
   | { command: "describe"; agentId?: number; marker?: string }
   | { command: "hit-test"; agentId?: number; marker?: string }
@@ -53,6 +74,8 @@ export type TInPageResult = {
   freshCount: number;
   captcha?: string;
   focus?: TInPageFocus;
+  /** document.hasFocus(): this frame holds the keyboard focus (or one of its frames does). */
+  hasFocus?: boolean;
   element?: TInPageElement;
   missing?: boolean;
   obstructedBy?: string;
@@ -163,8 +186,13 @@ export function inPageRuntime(request: TInPageRequest): TInPageResult {
     }
     return null;
   };
-  const methodOf = (control: Element, form: HTMLFormElement) => (control.getAttribute("formmethod") || form.getAttribute("method") || "get").toLowerCase();
-  const actionOf = (control: Element, form: HTMLFormElement) => (control.hasAttribute("formaction") ? (control as HTMLButtonElement).formAction : form.action);
+  // The IDL attributes, as the browser will use them: an invalid method is GET, a relative action is resolved.
+  const methodOf = (control: Element | undefined, form: HTMLFormElement) => (control?.hasAttribute("formmethod") ? (control as HTMLButtonElement).formMethod : form.method).toLowerCase();
+  const actionOf = (control: Element | undefined, form: HTMLFormElement) => (control?.hasAttribute("formaction") ? (control as HTMLButtonElement).formAction : form.action);
+  const formSubmission = (control: Element | undefined, form: HTMLFormElement): TInPageSubmission | undefined => {
+    const method = methodOf(control, form);
+    return method === "dialog" ? undefined : { kind: "form", method: method.toUpperCase(), url: actionOf(control, form) };
+  };
 
   // Words count on things that act (buttons, links, options); a checkbox saying "send me the
   // newsletter" only changes the form.
@@ -178,7 +206,56 @@ export function inPageRuntime(request: TInPageRequest): TInPageResult {
     return undefined;
   };
 
-  const summarize = (element: Element, id: number): TInPageElement => {
+  // What a click on an element can set off besides the element itself: the interactive elements
+  // around it (a <span> inside a button clicks the button; a <div role=button> runs its handlers)
+  // and the control of a <label>. Judging all of them errs on the side of asking.
+  const composedParent = (node: Element): Element | null => node.parentElement ?? ((node.parentNode as ShadowRoot | null)?.host || null);
+  const actingChain = (element: Element): Element[] => {
+    const chain: Element[] = [element];
+    const add = (node: Element | null | undefined) => {
+      if (node && !chain.includes(node)) chain.push(node);
+    };
+    for (let node: Element | null = element; node; node = composedParent(node)) {
+      if (node.matches(INTERACTIVE)) add(node);
+      if (node.tagName === "LABEL") add((node as HTMLLabelElement).control);
+    }
+    return chain;
+  };
+  const describeBriefly = (element: Element) => `${roleOf(element)} "${clip(labelOf(element) || element.tagName.toLowerCase(), 60)}"`;
+  const linkSubmission = (element: Element): TInPageSubmission | undefined => {
+    if (!(element instanceof HTMLAnchorElement || element instanceof HTMLAreaElement) || !element.hasAttribute("href")) return undefined;
+    return /^https?:/i.test(element.href) ? { kind: "link", method: "GET", url: element.href } : undefined;
+  };
+  const actionFacts = (element: Element, label: string): Pick<TInPageElement, "sensitive" | "actsOn" | "submission"> => {
+    const facts: Pick<TInPageElement, "sensitive" | "actsOn" | "submission"> = {};
+    for (const node of actingChain(element)) {
+      const reason = sensitivityOf(node, node === element ? label : labelOf(node));
+      if (!facts.sensitive && reason) facts.sensitive = node === element ? reason : `it activates ${describeBriefly(node)}, which ${reason.replace(/^it /, "")}`;
+      const form = submittedForm(node);
+      const submission = form ? formSubmission(node, form) : linkSubmission(node);
+      if (!facts.submission && submission) {
+        facts.submission = submission;
+        if (node !== element) facts.actsOn = describeBriefly(node);
+      }
+    }
+    return facts;
+  };
+  const TEXT_INPUT_TYPES = new Set(["text", "search", "email", "url", "tel", "password", "number", "date", "datetime-local", "month", "week", "time"]);
+  const editableOf = (element: Element): TInPageElement["editable"] => {
+    // Autocomplete widgets listen for key events, which filling a value does not send.
+    const wantsKeys = ["combobox", "searchbox"].includes(roleOf(element)) || element.hasAttribute("list") || element.hasAttribute("aria-autocomplete");
+    if (element.tagName === "SELECT") return "select";
+    if (element.tagName === "TEXTAREA") return (element as HTMLTextAreaElement).readOnly ? "read-only" : "fill";
+    if (element.tagName === "INPUT") {
+      const input = element as HTMLInputElement;
+      if (!TEXT_INPUT_TYPES.has(input.type)) return undefined;
+      return input.readOnly ? "read-only" : wantsKeys ? "keys" : "fill";
+    }
+    if ((element as HTMLElement).isContentEditable) return wantsKeys ? "keys" : "fill";
+    return undefined;
+  };
+
+  const summarize = (element: Element, id: number, options: { acting?: boolean } = {}): TInPageElement => {
     const label = labelOf(element);
     const item: TInPageElement = { id, role: roleOf(element), tag: element.tagName.toLowerCase(), label };
     const tag = element.tagName;
@@ -207,8 +284,14 @@ export function inPageRuntime(request: TInPageRequest): TInPageResult {
     const expanded = element.getAttribute("aria-expanded");
     if (expanded === "true" || expanded === "false") item.expanded = expanded === "true";
     if ((element as HTMLButtonElement).disabled || element.getAttribute("aria-disabled") === "true") item.disabled = true;
-    const sensitive = sensitivityOf(element, label);
-    if (sensitive) item.sensitive = sensitive;
+    if (options.acting) {
+      Object.assign(item, actionFacts(element, label));
+      const editable = editableOf(element);
+      if (editable) item.editable = editable;
+    } else {
+      const sensitive = sensitivityOf(element, label);
+      if (sensitive) item.sensitive = sensitive;
+    }
     return item;
   };
 
@@ -219,7 +302,8 @@ export function inPageRuntime(request: TInPageRequest): TInPageResult {
   const byId = new Map<number, Element>();
   const members = new Set<Element>();
   const freshElements: Element[] = [];
-  for (const element of queryAll(INTERACTIVE)) {
+  const numbering = request.command !== "focus";
+  for (const element of numbering ? queryAll(INTERACTIVE) : []) {
     if (element.closest(OVERLAY) || !isRendered(element)) continue;
     members.add(element);
     const current = Number(element.getAttribute(ID));
@@ -232,7 +316,7 @@ export function inPageRuntime(request: TInPageRequest): TInPageResult {
     byId.set(counter, element);
   }
   documentState[COUNTER] = counter;
-  for (const element of queryAll(`[${ID}]`)) if (!members.has(element)) element.removeAttribute(ID);
+  if (numbering) for (const element of queryAll(`[${ID}]`)) if (!members.has(element)) element.removeAttribute(ID);
   const idOf = new Map<Element, number>();
   for (const [id, element] of byId) idOf.set(element, id);
 
@@ -266,24 +350,29 @@ export function inPageRuntime(request: TInPageRequest): TInPageResult {
     const result: TInPageFocus = { role: roleOf(active), label };
     const id = idOf.get(active);
     if (id !== undefined) result.id = id;
-    const own = sensitivityOf(active, label);
-    if (own) result.sensitive = own;
+    // The keyboard is inside a frame; the worker asks that frame.
+    if (active.tagName === "IFRAME" || active.tagName === "FRAME") return { ...result, frame: true };
+    // Enter or Space on a focused control activates it, like a click.
+    const facts = actionFacts(active, label);
+    if (facts.sensitive) result.sensitive = facts.sensitive;
+    if (facts.submission) result.submission = facts.submission;
     const input = active as HTMLInputElement;
-    if (!own && active.tagName === "INPUT" && !["button", "submit", "reset", "image", "checkbox", "radio", "file"].includes(input.type) && input.form) {
-      // Enter in a text field submits its form ("implicit submission").
+    if (!facts.sensitive && active.tagName === "INPUT" && !["button", "submit", "reset", "image", "checkbox", "radio", "file"].includes(input.type) && input.form) {
+      // Enter in a text field submits its form ("implicit submission"), as its first submit button would.
       const form = input.form;
       const submitter = Array.from(form.elements).find((control) => submittedForm(control) === form);
       const submitterLabel = submitter ? labelOf(submitter) : "";
       const submitterSensitive = submitter ? sensitivityOf(submitter, submitterLabel) : undefined;
+      const submission = formSubmission(submitter, form);
+      if (submission) result.submission = submission;
       if (submitterSensitive) result.enterSubmits = `Enter submits the form as "${submitterLabel}" would, and ${submitterSensitive}`;
-      else if ((submitter ? methodOf(submitter, form) : (form.getAttribute("method") || "get").toLowerCase()) === "post") {
-        result.enterSubmits = `Enter submits a form (POST ${form.action})`;
-      }
+      else if (submission?.method === "POST") result.enterSubmits = `Enter submits a form (POST ${submission.url})`;
     }
     return result;
   };
 
   const result: TInPageResult = {
+    hasFocus: document.hasFocus(),
     url: location.href,
     title: clean(document.title),
     document: String(documentState[DOCUMENT_TOKEN]),
@@ -460,6 +549,7 @@ export function inPageRuntime(request: TInPageRequest): TInPageResult {
 
   switch (request.command) {
     case "refresh":
+    case "focus":
       break;
     case "distill":
       result.rawCharacters = document.documentElement.outerHTML.length;
@@ -468,7 +558,7 @@ export function inPageRuntime(request: TInPageRequest): TInPageResult {
     case "describe": {
       const element = targetOf(request.agentId, request.marker);
       if (!element) result.missing = true;
-      else result.element = summarize(element, idOf.get(element) ?? 0);
+      else result.element = summarize(element, idOf.get(element) ?? 0, { acting: true });
       break;
     }
     case "hit-test": {
@@ -477,7 +567,7 @@ export function inPageRuntime(request: TInPageRequest): TInPageResult {
         result.missing = true;
         break;
       }
-      result.element = summarize(element, idOf.get(element) ?? 0);
+      result.element = summarize(element, idOf.get(element) ?? 0, { acting: true });
       element.scrollIntoView({ block: "center", inline: "center" });
       const rect = element.getBoundingClientRect();
       const x = rect.left + rect.width / 2;
@@ -583,7 +673,7 @@ export function inPageRuntime(request: TInPageRequest): TInPageResult {
  * Runs the runtime in the page. Bundlers that keep function names (tsx does) wrap inner functions
  * in `__name(...)` calls; the page has no such helper, so the source gets a local one.
  */
-export async function runInPage(page: Page, request: TInPageRequest): Promise<TInPageResult> {
+export async function runInPage(page: Page | Frame, request: TInPageRequest): Promise<TInPageResult> {
   const source = `(() => { const __name = (target) => target; return (${inPageRuntime.toString()})(${JSON.stringify(request)}); })()`;
   return (await page.evaluate(source)) as TInPageResult;
 }

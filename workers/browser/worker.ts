@@ -3,7 +3,7 @@ import http from "node:http";
 import type net from "node:net";
 import { z } from "zod";
 import { ZBrowserActRequest, ZBrowserCloseRequest } from "@/lib/browser/protocol";
-import { UrlGuard } from "@/lib/browser/url-safety";
+import { UrlGuard } from "@/lib/net/url-guard";
 import { createLogger, type TLogger } from "@/lib/observability/logger";
 import { BrowserPool, WorkerError } from "./browser-pool";
 import { CHROMIUM_ARGS } from "./chromium";
@@ -64,7 +64,7 @@ async function readBody(request: http.IncomingMessage): Promise<unknown> {
 export async function startBrowserWorker(options: TBrowserWorkerOptions): Promise<TBrowserWorker> {
   if (options.secret.length < 16) throw new Error("the browser worker secret must have at least 16 characters");
   const log = options.log ?? createLogger("browser-worker");
-  const guard = new UrlGuard({ allowedHosts: options.allowedPrivateHosts, lookup: options.lookup });
+  const guard = new UrlGuard({ allowedPrivateHosts: options.allowedPrivateHosts, lookup: options.lookup, setting: "browser.allowedPrivateHosts" });
   const pool = new BrowserPool({
     executablePath: options.executablePath,
     args: CHROMIUM_ARGS,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { selectorLooksSensitive } from "@/lib/browser/sensitive-actions";
-import { blockedAddressKind, checkUrlSyntax, parseAllowList, parseIpv6, UrlGuard } from "@/lib/browser/url-safety";
+import { blockedAddressKind, parseIpAddress } from "@/lib/net/ip-address";
+import { checkUrlSyntax, parseAllowList, UrlGuard } from "@/lib/net/url-guard";
 
-describe("addresses the browser must not reach", () => {
+describe("addresses a server-side request must not reach", () => {
   it.each([
     ["127.0.0.1", "loopback"],
     ["127.255.10.3", "loopback"],
@@ -26,6 +26,9 @@ describe("addresses the browser must not reach", () => {
     ["ff02::1", "multicast"],
     ["2001:db8::1", "documentation"],
     ["2002:7f00:1::", "6to4"],
+    ["::7f00:1", "loopback"],
+    ["3fff::1", "documentation"],
+    ["100::1", "reserved"],
   ])("refuses %s (%s)", (address, kind) => {
     expect(blockedAddressKind(address)).toContain(kind);
   });
@@ -35,11 +38,13 @@ describe("addresses the browser must not reach", () => {
   });
 
   it("reads IPv6 in all its spellings", () => {
-    expect(parseIpv6("::1")).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
-    expect(parseIpv6("[2001:db8::8:800:200c:417a]")).toEqual([0x2001, 0xdb8, 0, 0, 8, 0x800, 0x200c, 0x417a]);
-    expect(parseIpv6("::ffff:1.2.3.4")).toEqual([0, 0, 0, 0, 0, 0xffff, 0x0102, 0x0304]);
-    expect(parseIpv6("1:2:3:4:5:6:7.8.9.10")).toEqual([1, 2, 3, 4, 5, 6, 0x0708, 0x090a]);
-    expect(parseIpv6("not-an-address")).toBeUndefined();
+    const groups = (text: string) => (parseIpAddress(text) as { parts?: number[] } | undefined)?.parts;
+    expect(groups("::1")).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
+    expect(groups("[2001:db8::8:800:200c:417a]")).toEqual([0x2001, 0xdb8, 0, 0, 8, 0x800, 0x200c, 0x417a]);
+    expect(groups("::ffff:1.2.3.4")).toEqual([0, 0, 0, 0, 0, 0xffff, 0x0102, 0x0304]);
+    expect(groups("1:2:3:4:5:6:7.8.9.10")).toEqual([1, 2, 3, 4, 5, 6, 0x0708, 0x090a]);
+    expect(groups("fe80::1%eth0")).toEqual([0xfe80, 0, 0, 0, 0, 0, 0, 1]);
+    expect(parseIpAddress("not-an-address")).toBeUndefined();
   });
 });
 
@@ -113,7 +118,7 @@ describe("the guard with DNS", () => {
   };
 
   it("refuses a name that resolves to a private address, even one of several", async () => {
-    const guard = new UrlGuard({ allowedHosts: [], lookup });
+    const guard = new UrlGuard({ allowedPrivateHosts: [], lookup });
     expect(await guard.check("https://public.test/")).toMatchObject({ ok: true, host: "public.test" });
     expect(await guard.check("http://internal.test:8080/")).toEqual({ ok: false, reason: "internal.test resolves to 127.0.0.1, a loopback address" });
     expect(await guard.check("http://metadata.test/latest")).toMatchObject({ ok: false, reason: expect.stringContaining("169.254.169.254") });
@@ -123,7 +128,7 @@ describe("the guard with DNS", () => {
   });
 
   it("resolves each name once within the cache time, so the proxy connects to what was checked", async () => {
-    const guard = new UrlGuard({ allowedHosts: [], lookup, cacheMs: 60_000 });
+    const guard = new UrlGuard({ allowedPrivateHosts: [], lookup, cacheMs: 60_000 });
     const before = lookups;
     const first = await guard.resolve("public.test", 443);
     const second = await guard.resolve("public.test", 443);
@@ -133,22 +138,12 @@ describe("the guard with DNS", () => {
   });
 
   it("allows a private name or address range when an admin listed it", async () => {
-    const byName = new UrlGuard({ allowedHosts: ["internal.test:8080"], lookup });
+    const byName = new UrlGuard({ allowedPrivateHosts: ["internal.test:8080"], lookup });
     expect((await byName.check("http://internal.test:8080/")).ok).toBe(true);
     expect((await byName.check("http://internal.test:8081/")).ok).toBe(false);
-    const byRange = new UrlGuard({ allowedHosts: ["10.20.0.0/16"], lookup });
+    const byRange = new UrlGuard({ allowedPrivateHosts: ["10.20.0.0/16"], lookup });
     expect((await byRange.check("http://intranet.test/")).ok).toBe(true);
     expect((await byRange.check("http://10.20.1.1/")).ok).toBe(true);
     expect((await byRange.check("http://10.21.1.1/")).ok).toBe(false);
-  });
-});
-
-describe("sensitive selectors", () => {
-  it.each(["#submit", "button[type=submit]", ".pay-button", "#btnDelete", "[data-action='place_order']", "text=Confirm", "button:has-text('购买')"])("treats %s as sensitive", (selector) => {
-    expect(selectorLooksSensitive(selector)).toBe(true);
-  });
-
-  it.each(["#search", "a.nav-link", "text=Next", "#payments-history > a", "input[name=email]", "#submitted-list li"])("treats %s as ordinary", (selector) => {
-    expect(selectorLooksSensitive(selector)).toBe(false);
   });
 });

@@ -1,0 +1,122 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createBrowserTools } from "@/lib/browser/browser-tools";
+import { BrowserWorkerClient } from "@/lib/browser/worker-client";
+import type { TTool, TToolContext, TToolResult } from "@/lib/tools/registry";
+import { findChromium } from "@/workers/browser/chromium";
+import { startBrowserWorker, type TBrowserWorker } from "@/workers/browser/worker";
+import { startBrowserSite, type TBrowserSite } from "../fixtures/browser-site/server";
+
+/**
+ * An approval binds the action to where it sends data. The browser tools (their approval preview
+ * and their execution) drive the real worker and Chromium, without a chat run around them: the
+ * preview is what the approval card shows, and executing with `sensitive: true` is what runs after
+ * Approve. Two fixture sites, both allow-listed, so that a re-pointed form could really reach the
+ * other one.
+ */
+const chromium = findChromium();
+if (!chromium) throw new Error("These tests need Chromium (apt-get install chromium, or CHROMIUM_PATH).");
+
+let site: TBrowserSite;
+let other: TBrowserSite;
+let worker: TBrowserWorker;
+let tools: Map<string, TTool>;
+
+beforeAll(async () => {
+  site = await startBrowserSite();
+  other = await startBrowserSite();
+  const secret = randomBytes(24).toString("hex");
+  worker = await startBrowserWorker({
+    secret,
+    executablePath: chromium,
+    allowedPrivateHosts: [site.host, other.host],
+    maxContexts: 10,
+    idleMs: 10 * 60_000,
+    navigationTimeoutMs: 10_000,
+    networkIdleMs: 1_000,
+    contentPageCharacters: 8_000,
+  });
+  tools = new Map(createBrowserTools(new BrowserWorkerClient({ url: worker.url, secret })).map((tool) => [tool.name, tool]));
+}, 60_000);
+afterAll(async () => {
+  await worker?.close(1_000);
+  await site?.close();
+  await other?.close();
+});
+beforeEach(() => {
+  site.reset();
+  other.reset();
+});
+
+let sessionCounter = 0;
+function newContext(): TToolContext {
+  return { userId: "user-a", sessionId: `binding-${++sessionCounter}-${randomBytes(3).toString("hex")}`, signal: new AbortController().signal };
+}
+
+async function run(name: string, input: unknown, context: TToolContext): Promise<{ text: string; isError: boolean }> {
+  const result = (await tools.get(name)!.execute(input, context)) as TToolResult;
+  return { text: result.content.map((part) => (part.type === "text" ? part.text : "")).join(""), isError: result.isError ?? false };
+}
+
+const preview = (input: unknown, context: TToolContext) => tools.get("browser_click")!.preview!(input, context);
+
+async function openPayment(context: TToolContext) {
+  const opened = await run("browser_navigate", { url: `${site.url}/repoint.html?other=${encodeURIComponent(other.url)}` }, context);
+  expect(opened.text).toContain('Opened "Payment"');
+}
+
+describe("an approved browser action is bound to where it sends data", () => {
+  it("shows the form's destination (origin and method) on the approval card, and submits there after Approve", async () => {
+    const context = newContext();
+    await run("browser_navigate", { url: `${site.url}/form.html` }, context);
+    await run("browser_type", { selector: "#name", text: "Grace Hopper" }, context);
+    const card = await preview({ agent_id: 9, sensitive: true }, context);
+    expect(card.title).toBe(`Click "Submit order" on ${site.host} (submits the form to ${site.url} with POST)`);
+    expect(card.detail).toContain(`It submits the form to ${site.url} with POST.`);
+    const submitted = await run("browser_click", { agent_id: 9, sensitive: true }, context);
+    expect(submitted).toMatchObject({ isError: false, text: expect.stringContaining('Navigated to "Order received"') });
+    expect(site.submissions).toEqual([expect.objectContaining({ name: "Grace Hopper" })]);
+  });
+
+  it("stops the approved click when the page re-points the form during it", async () => {
+    const context = newContext();
+    await openPayment(context);
+    const card = await preview({ selector: "#pay", sensitive: true }, context);
+    expect(card.title).toBe(`Click "Pay now" on ${site.host} (submits the form to ${site.url} with POST)`);
+    const clicked = await run("browser_click", { selector: "#pay", sensitive: true }, context);
+    expect(clicked.isError).toBe(true);
+    expect(clicked.text).toContain(`but nothing was sent: the page tried to send it to POST ${other.url} instead of POST ${site.url}, which the user approved`);
+    expect(other.submissions).toEqual([]);
+    expect(site.submissions).toEqual([]);
+  });
+
+  it("stops a form.submit() to another site when the card named no destination", async () => {
+    const context = newContext();
+    await openPayment(context);
+    const card = await preview({ selector: "#pay-by-script", sensitive: true }, context);
+    expect(card.title).toBe(`Click "Pay by script" on ${site.host}`);
+    expect(card.detail).toContain("It names no form or link: where data goes is up to the page's scripts, and a form may then go only to this site.");
+    const clicked = await run("browser_click", { selector: "#pay-by-script", sensitive: true }, context);
+    expect(clicked.isError).toBe(true);
+    expect(clicked.text).toContain(`but nothing was sent: the page tried to send a form to POST ${other.url}, but the approval named no destination, which allows only this site (${site.url})`);
+    expect(other.submissions).toEqual([]);
+    expect(site.submissions).toEqual([]);
+  });
+
+  it("refuses before acting when the destination changed after the card was shown", async () => {
+    const context = newContext();
+    await openPayment(context);
+    await preview({ selector: "#pay", sensitive: true }, context);
+    // An ordinary click (no approval needed) that re-points the form.
+    expect((await run("browser_click", { selector: "#switch" }, context)).isError).toBe(false);
+    const clicked = await run("browser_click", { selector: "#pay", sensitive: true }, context);
+    expect(clicked.isError).toBe(true);
+    expect(clicked.text).toMatch(
+      new RegExp(
+        `^Not done: the page changed since the user approved this\\. The approval was for a click that submits the form to ${site.url.replace(/\./g, "\\.")} with POST; \\[\\d+ button "Pay now"\\] now submits the form to ${other.url.replace(/\./g, "\\.")} with POST\\.`,
+      ),
+    );
+    expect(other.submissions).toEqual([]);
+    expect(site.submissions).toEqual([]);
+  });
+});
