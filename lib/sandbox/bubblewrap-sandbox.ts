@@ -244,9 +244,13 @@ export class BubblewrapSandbox implements TSandbox {
   private async execute(options: TRunCommandOptions, workspace: string, fileSizeLimit: number, cgroup: TCommandCgroup | undefined): Promise<TOutcome> {
     // The shell waits on fd 3 until the cgroup has it, then becomes bwrap: bwrap and everything it
     // starts are in the cgroup from their first instruction. A closed fd 3 means "do not start".
+    // SIGXFSZ ignored (inherited by everything the command runs): a write past the file size limit
+    // fails with "File too large" instead of killing the writer, so a shell over quota can go on
+    // and delete files.
     // detached: the command gets its own process group, which the timeout kills as a whole.
     // An empty environment: nothing of the app's (keys, DATABASE_URL) reaches the command.
-    const child = spawn("/bin/sh", ["-c", 'read -r _ <&3 && exec 3<&- && exec "$0" "$@"', this.bwrap, ...this.arguments(workspace, fileSizeLimit, options.command)], {
+    const gateScript = `trap '' XFSZ; read -r _ <&3 && exec 3<&- && exec "$0" "$@"`;
+    const child = spawn("/bin/sh", ["-c", gateScript, this.bwrap, ...this.arguments(workspace, fileSizeLimit, options.command)], {
       env: {} as NodeJS.ProcessEnv,
       detached: true,
       stdio: ["pipe", "pipe", "pipe", "pipe"],

@@ -89,8 +89,9 @@ function ownGroup(cgroupFile: string, controller: string): string | undefined {
 
 /** Where a group of the hierarchy is in this process's view of the filesystem. */
 function groupDirectory(mount: TMount, group: string): string | undefined {
-  if (mount.root === "/") return path.join(mount.point, group);
-  if (group === mount.root || group.startsWith(mount.root + "/")) return path.join(mount.point, group.slice(mount.root.length));
+  // resolve, not join: the root group "/" must come out as the mount point itself, without a slash.
+  if (mount.root === "/") return path.resolve(mount.point, `.${group}`);
+  if (group === mount.root || group.startsWith(mount.root + "/")) return path.resolve(mount.point, `.${group.slice(mount.root.length)}`);
   return undefined;
 }
 

@@ -103,20 +103,24 @@ async function walkDirectory(walk: TWalk, directory: FileHandle, relative: strin
     walk.complete = false;
     return;
   }
-  for (const name of names) {
+  walk.entries += names.length;
+  if (walk.entries > MAX_WORKSPACE_ENTRIES) {
+    walk.complete = false;
+    return;
+  }
+  // lstat a folder's entries a batch at a time: several run at once in libuv's thread pool, which
+  // makes the walk a few times faster than one by one on big workspaces.
+  const found: (Stats | undefined)[] = [];
+  for (let start = 0; start < names.length; start += 64) {
+    const batch = names.slice(start, start + 64).map((name) => lstat(`/proc/self/fd/${directory.fd}/${name}`).catch(() => undefined));
+    found.push(...(await Promise.all(batch)));
+  }
+  for (const [index, name] of names.entries()) {
     if (!walk.complete) return;
-    if (++walk.entries > MAX_WORKSPACE_ENTRIES) {
-      walk.complete = false;
-      return;
-    }
+    const stats = found[index];
+    if (!stats) continue; // removed meanwhile
     const entryPath = `/proc/self/fd/${directory.fd}/${name}`;
     const entryRelative = relative ? `${relative}/${name}` : name;
-    let stats: Stats;
-    try {
-      stats = await lstat(entryPath);
-    } catch {
-      continue; // removed meanwhile
-    }
     count(walk, stats);
     if (needsRepair(walk, stats)) await repair(walk, entryPath, stats, entryRelative);
     if (!stats.isDirectory()) continue;

@@ -43,6 +43,12 @@ describe("detectCgroups on cgroup v2", () => {
     expect(await fs.readdir(service)).not.toContain("xclaw-sandboxes");
   });
 
+  it("leaves the root group alone", async () => {
+    await group("", { "cgroup.controllers": "memory pids", "cgroup.subtree_control": "", "cgroup.procs": "1" });
+    expect(detectCgroups(system("/", 0)).reason).toMatch(/cgroup v2: the app is in the root cgroup; set XCLAW_SANDBOX_CGROUP/);
+    expect(await fs.readFile(path.join(mount, "cgroup.subtree_control"), "utf8")).toBe("");
+  });
+
   it("uses the group the launcher prepared, and makes each command a group with its limits", async () => {
     const service = await group("system.slice/xclaw.service", { "cgroup.controllers": "cpu memory pids", "cgroup.subtree_control": "", "cgroup.procs": "" });
     await group("system.slice/xclaw.service/app", { "cgroup.procs": "4242" });
