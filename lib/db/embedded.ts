@@ -255,7 +255,7 @@ export async function startEmbeddedDatabase(options: {
     cleanups.push(() => database.close());
     const password = dataDirectory ? await ensurePassword(path.join(path.dirname(dataDirectory), `${path.basename(dataDirectory)}.password`)) : randomBytes(24).toString("base64url");
     // mkdtemp makes the directory 0700. A short path, as Unix socket paths are limited to 107 bytes.
-    const socketDirectory = await mkdtemp(path.join(os.tmpdir(), "xclaw-pglite-"));
+    const socketDirectory = await mkdtemp(path.join(os.tmpdir(), "xclaw-db-socket-"));
     cleanups.push(() => rm(socketDirectory, { recursive: true, force: true }));
     const socketPath = path.join(socketDirectory, ".s.PGSQL.5432");
     // Several sockets may connect (the app, a migration, a reconnect after a dropped connection);
