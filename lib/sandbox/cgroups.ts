@@ -339,9 +339,9 @@ export function detectCgroups(system: TCgroupSystem = readCgroupSystem()): TCgro
 }
 
 /**
- * For the launcher, before it starts anything: on cgroup v2, when the launcher's own group is
- * delegated to it (its user owns it and may write its control files) and offers the memory and pids
- * controllers, it moves every process of that group into `<group>/app` and prepares
+ * For the launcher, before it starts anything: on cgroup v2, when the launcher runs in a systemd
+ * service whose group is delegated to it (its user owns it and may write its control files) and
+ * offers the memory and pids controllers, it moves every process of that group into `<group>/app` and prepares
  * `<group>/xclaw-sandboxes`. A v2 group can hand controllers to child groups only while it holds no
  * processes itself, so this move is what makes per-command cgroups possible under systemd with
  * `Delegate=yes` (systemd 254+ can do it itself with `DelegateSubgroup=app`). Returns what it did,
@@ -353,7 +353,9 @@ export function prepareCgroupDelegation(system: TCgroupSystem = readCgroupSystem
   const group = ownGroup(system.cgroup, "");
   if (!mount || group === undefined || system.sandboxCgroup) return undefined;
   const own = groupDirectory(mount, group);
-  if (!own || own === mount.point) return undefined;
+  // Only a systemd service's own group: moving its processes is what delegation expects, whereas
+  // a login session or a terminal's scope also holds processes that are not ours to move.
+  if (!own || own === mount.point || !own.endsWith(".service")) return undefined;
   const controllers = controllersOf(own);
   if (!controllers.includes("memory") || !controllers.includes("pids")) return undefined;
   try {

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { detectCgroups } from "@/lib/sandbox/cgroups";
+import { detectCgroups, prepareCgroupDelegation } from "@/lib/sandbox/cgroups";
 
 /**
  * Which cgroup v2 group the sandbox may use. This machine has cgroup v1 controllers (the real ones
@@ -80,5 +80,28 @@ describe("detectCgroups on cgroup v2", () => {
     const owned = detectCgroups(system("/user.slice/xclaw.service/app", appUser));
     expect(owned.reason).toMatch(/cgroup v2: cannot manage cgroups in \S+\/user\.slice\/xclaw\.service \(ENOENT\)/);
     expect(await fs.readdir(service)).toContain("xclaw-sandboxes");
+  });
+});
+
+describe("prepareCgroupDelegation (the launcher, cgroup v2)", () => {
+  it("moves a delegated service's processes into app/ and prepares xclaw-sandboxes/", async () => {
+    const service = await group("system.slice/xclaw.service", { "cgroup.controllers": "cpu memory pids", "cgroup.subtree_control": "", "cgroup.procs": "4242\n4243\n" });
+    // Control files the kernel would create in the new groups.
+    await group("system.slice/xclaw.service/xclaw-sandboxes", { "cgroup.subtree_control": "" });
+    const message = prepareCgroupDelegation(system("/system.slice/xclaw.service", process.getuid!()));
+    expect(message).toBe(`moved the app into ${service}/app so that command cgroups can be made in ${service}/xclaw-sandboxes`);
+    // The made-up file keeps the last write; the kernel would list both processes.
+    expect(await fs.readFile(path.join(service, "app", "cgroup.procs"), "utf8")).toBe("4243");
+    expect(await fs.readFile(path.join(service, "cgroup.subtree_control"), "utf8")).toBe("+memory +pids");
+    expect(await fs.readFile(path.join(service, "xclaw-sandboxes", "cgroup.subtree_control"), "utf8")).toBe("+memory +pids");
+  });
+
+  it("leaves a login session or terminal scope alone, and a group owned by someone else", async () => {
+    const scope = await group("user.slice/user-1000.slice/session-3.scope", { "cgroup.controllers": "memory pids", "cgroup.subtree_control": "", "cgroup.procs": "777\n" });
+    expect(prepareCgroupDelegation(system("/user.slice/user-1000.slice/session-3.scope", process.getuid!()))).toBeUndefined();
+    expect(await fs.readdir(scope)).not.toContain("app");
+    const service = await group("system.slice/other.service", { "cgroup.controllers": "memory pids", "cgroup.subtree_control": "", "cgroup.procs": "888\n" });
+    expect(prepareCgroupDelegation(system("/system.slice/other.service", 4_321))).toBeUndefined();
+    expect(await fs.readdir(service)).not.toContain("app");
   });
 });
