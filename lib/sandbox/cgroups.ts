@@ -274,7 +274,7 @@ function probeV2(mounts: TMount[], system: TCgroupSystem): string | { parent: st
       // not prepared by the launcher; maybe delegated to this (unprivileged) user
       ours = system.uid > 0 && statSync(base, { throwIfNoEntry: false })?.uid === system.uid;
     }
-    if (!ours) return `no cgroup v2 group is delegated to the app (its group is ${own}; see "Deploy" in README.md)`;
+    if (!ours) return `no cgroup v2 group is delegated to the app (its group is ${own}; see "Shell sandbox limits" in README.md)`;
   }
   const controllers = controllersOf(base);
   if (!controllers.includes("memory") || !controllers.includes("pids")) return `the memory and pids controllers are not available in ${base}`;
