@@ -1,8 +1,10 @@
 /**
- * `npm run dev` / `npm start`: validates the configuration, starts the embedded database when no
- * DATABASE_URL is set (PGlite + pgvector under the data directory, served on a loopback port,
- * migrated), makes sure an auth secret exists, starts the browser worker (browser.worker: embedded,
- * unless BROWSER_WORKER_URL points at one), then runs Next.js with that environment. Ctrl-C stops
+ * `npm run dev` / `npm start`: validates the configuration, prepares cgroup v2 delegation for the
+ * sandbox when the app's cgroup is delegated to it, starts the embedded database when no
+ * DATABASE_URL is set (PGlite + pgvector under the data directory, served on a loopback port behind
+ * a generated password, migrated), makes sure an auth secret exists, says which sandbox limits
+ * hold on this host, starts the browser worker (browser.worker: embedded, unless
+ * BROWSER_WORKER_URL points at one), then runs Next.js with that environment. Ctrl-C stops
  * everything cleanly.
  */
 import { spawn } from "node:child_process";
@@ -14,6 +16,8 @@ import { ConfigError, getBehaviourConfig } from "../lib/config/behaviour";
 import { appPort, dataDirectory } from "../lib/config/environment";
 import { startEmbeddedDatabase, type TEmbeddedDatabase } from "../lib/db/embedded";
 import { migrateDatabase, readMigrations } from "../lib/db/migrate";
+import { prepareCgroupDelegation } from "../lib/sandbox/cgroups";
+import { createSandboxRuntime } from "../lib/sandbox/runtime";
 import { spawnBrowserWorker, type TWorkerProcess } from "../workers/browser/spawn-worker";
 import pg from "pg";
 import nextEnv from "@next/env";
@@ -57,6 +61,15 @@ async function pendingMigrations(url: string): Promise<string[]> {
   }
 }
 
+/** One start-up message on what the shell sandbox enforces here, and loudly what it cannot. */
+function reportSandbox(config: ReturnType<typeof getBehaviourConfig>): void {
+  const runtime = createSandboxRuntime(config);
+  if (runtime.mode === "none") return void process.stdout.write(`xclaw: the shell is off: ${runtime.reason}\n`);
+  if (!runtime.enforcement) return void process.stdout.write(`xclaw: shell sandbox: ${runtime.mode} (remote)\n`);
+  const lines = [`xclaw: shell sandbox: bubblewrap`, ...runtime.enforcement.enforced.map((line) => `  enforced: ${line}`), ...runtime.enforcement.notEnforced.map((line) => `  NOT enforced: ${line}`)];
+  process.stdout.write(lines.join("\n") + "\n");
+}
+
 async function main() {
   let config;
   try {
@@ -65,6 +78,11 @@ async function main() {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
+  // First, before this process starts any other: on cgroup v2 a group must hold no processes to
+  // give the sandbox per-command groups, so the launcher moves itself into a subgroup (only when
+  // its group is delegated to it).
+  const delegation = prepareCgroupDelegation();
+  if (delegation) process.stdout.write(`xclaw: ${delegation}\n`);
   const port = appPort();
   const data = dataDirectory();
   await mkdir(data, { recursive: true });
@@ -99,6 +117,8 @@ async function main() {
     }
     if (pending.length) fail(`the database has ${pending.length} pending migration(s) (${pending.join(", ")}). Run \`npm run db:migrate\` first.`);
   }
+
+  reportSandbox(config);
 
   if (mode === "start" && !existsSync(path.join(root, ".next", "BUILD_ID"))) {
     await embedded?.stop();

@@ -89,6 +89,8 @@ export const ZBehaviourConfig = z.strictObject({
       writeExtensions: z.array(z.string()).default(DEFAULT_WRITE_EXTENSIONS),
       maxReadBytes: z.int().min(1_024).max(100 * 1024 * 1024).default(1024 * 1024),
       maxWriteBytes: z.int().min(1_024).max(100 * 1024 * 1024).default(1024 * 1024),
+      /** Disk space per user workspace (MiB); commands and file tools cannot grow a workspace past it. */
+      quotaMiB: z.int().min(1).max(1_048_576).default(1_024),
     })
     .prefault({}),
   tools: z
@@ -103,8 +105,16 @@ export const ZBehaviourConfig = z.strictObject({
       mode: z.enum(["auto", "bubblewrap", "e2b", "none"]).default("auto"),
       timeoutSeconds: z.int().min(1).max(3_600).default(30),
       maxOutputBytes: z.int().min(1_024).max(10 * 1024 * 1024).default(64 * 1024),
+      /** Memory for a whole command (all its processes and its /tmp) when cgroups are available. */
       memoryMegabytes: z.int().min(64).max(65_536).default(1_024),
       cpuSeconds: z.int().min(1).max(3_600).default(60),
+      /** Processes (threads count too) one command may have at once. */
+      maxProcesses: z.int().min(8).max(32_768).default(256),
+      /** Size of the command's private /tmp, which lives in memory. */
+      tmpMegabytes: z.int().min(1).max(65_536).default(256),
+      /** When the app runs as root, commands run as this user and group instead (65534 = nobody). */
+      runAsUid: z.int().min(1).max(4_294_967_294).default(65_534),
+      runAsGid: z.int().min(1).max(4_294_967_294).default(65_534),
       e2b: z
         .strictObject({
           template: z.string().default("base"),

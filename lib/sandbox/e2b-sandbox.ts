@@ -1,7 +1,7 @@
 import path from "node:path";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
-import type { TCommandResult, TRunCommandOptions, TSandbox } from "./types";
+import { clipMiddle, type TCommandResult, type TRunCommandOptions, type TSandbox } from "./types";
 import { assertExtension, looksBinary, normalizeWorkspacePath, type TListEntry, type TWorkspaceFiles, type TWorkspaceLimits } from "./workspace-files";
 
 /**
@@ -123,14 +123,16 @@ export class E2bSandbox implements TSandbox {
     const command = options.stdin === undefined ? options.command : `${options.command} <<'XCLAW_STDIN'\n${options.stdin}\nXCLAW_STDIN`;
     try {
       const result = await sandbox.commands.run(command, { cwd: REMOTE_WORKDIR, timeoutMs: options.timeoutMs });
-      const cap = this.options.maxOutputBytes;
-      const truncated = result.stdout.length + result.stderr.length > cap;
+      // Half the cap per stream, start and end kept, as the bubblewrap sandbox does.
+      const half = Math.floor(this.options.maxOutputBytes / 2);
+      const stdout = clipMiddle(result.stdout, half);
+      const stderr = clipMiddle(result.stderr, half);
       return {
         exitCode: result.exitCode,
-        stdout: truncated ? `${result.stdout.slice(0, cap)}\n[output truncated]` : result.stdout,
-        stderr: result.stderr.slice(0, cap),
+        stdout,
+        stderr,
         timedOut: false,
-        truncated,
+        truncated: stdout !== result.stdout || stderr !== result.stderr,
         durationMs: Math.round(performance.now() - started),
       };
     } catch (error) {

@@ -1,10 +1,13 @@
 import path from "node:path";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
 import { dataDirectory } from "@/lib/config/environment";
-import { BubblewrapSandbox, findBubblewrap } from "./bubblewrap-sandbox";
+import { createLogger } from "@/lib/observability/logger";
+import { BubblewrapSandbox, findBubblewrap, missingSandboxTools, type TSandboxEnforcement } from "./bubblewrap-sandbox";
+import { detectCgroups } from "./cgroups";
 import { E2bSandbox, RemoteWorkspace } from "./e2b-sandbox";
 import type { TSandbox } from "./types";
 import { Workspace, type TWorkspaceFiles, type TWorkspaceLimits } from "./workspace-files";
+import type { TWorkspaceOwner } from "./workspace-usage";
 
 /**
  * The sandbox router: which sandbox runs commands (xclaw.yaml `sandbox.mode`) and where the file
@@ -16,8 +19,12 @@ export type TSandboxRuntime = {
   reason?: string;
   sandbox?: TSandbox;
   limits: TWorkspaceLimits;
+  /** Bubblewrap only: which limits hold on this host and which do not (cgroups missing, old bwrap). */
+  enforcement?: TSandboxEnforcement;
   workspaceFor(userId: string, sessionId: string): TWorkspaceFiles;
 };
+
+const log = createLogger("sandbox");
 
 export function workspaceRoot(userId: string): string {
   if (!/^[0-9a-f-]{36}$/.test(userId)) throw new Error("workspace owner must be a user id");
@@ -30,8 +37,12 @@ export function createSandboxRuntime(config: TBehaviourConfig, overrides: { e2b?
     writeExtensions: config.workspace.writeExtensions.map((extension) => extension.toLowerCase()),
     maxReadBytes: config.workspace.maxReadBytes,
     maxWriteBytes: config.workspace.maxWriteBytes,
+    quotaBytes: config.workspace.quotaMiB * 1024 * 1024,
   };
-  const local = (userId: string) => new Workspace(workspaceRoot(userId), limits);
+  // When the app runs as root, sandboxed commands run as runAsUid/runAsGid, and whatever the file
+  // tools create is given to that user so both sides can use it.
+  const owner: TWorkspaceOwner | undefined = process.getuid?.() === 0 ? { uid: config.sandbox.runAsUid, gid: config.sandbox.runAsGid } : undefined;
+  const local = (userId: string) => new Workspace(workspaceRoot(userId), limits, { owner });
   const { mode } = config.sandbox;
   if (mode === "none") {
     return { mode: "none", reason: "The administrator turned the shell off (sandbox.mode: none).", limits, workspaceFor: local };
@@ -59,19 +70,39 @@ export function createSandboxRuntime(config: TBehaviourConfig, overrides: { e2b?
       workspaceFor: local,
     };
   }
+  const missing = missingSandboxTools();
+  if (missing.length) {
+    return { mode: "none", reason: `No sandbox is available: ${missing.join(" and ")} (util-linux) are missing, so the shell is off.`, limits, workspaceFor: local };
+  }
   const sandbox = new BubblewrapSandbox({
     workspaceRoot,
     maxOutputBytes: config.sandbox.maxOutputBytes,
     memoryMegabytes: config.sandbox.memoryMegabytes,
     cpuSeconds: config.sandbox.cpuSeconds,
+    maxProcesses: config.sandbox.maxProcesses,
+    tmpMegabytes: config.sandbox.tmpMegabytes,
+    quotaBytes: limits.quotaBytes,
+    runAs: owner,
+    cgroups: detectCgroups(),
     bwrapPath: bwrap,
   });
-  return { mode: "bubblewrap", sandbox, limits, workspaceFor: local };
+  return { mode: "bubblewrap", sandbox, limits, enforcement: sandbox.enforcement, workspaceFor: local };
+}
+
+/** One log line saying what the sandbox enforces here and, as a warning, what it cannot. */
+export function logSandboxEnforcement(runtime: TSandboxRuntime): void {
+  if (!runtime.enforcement) return;
+  const { enforced, notEnforced } = runtime.enforcement;
+  if (notEnforced.length) log.warn("sandbox limits are weaker on this host", { enforced, notEnforced });
+  else log.info("sandbox limits", { enforced });
 }
 
 let cached: { config: TBehaviourConfig; runtime: TSandboxRuntime } | undefined;
 
 export function sandboxRuntime(config = getBehaviourConfig()): TSandboxRuntime {
-  if (cached?.config !== config) cached = { config, runtime: createSandboxRuntime(config) };
+  if (cached?.config !== config) {
+    cached = { config, runtime: createSandboxRuntime(config) };
+    logSandboxEnforcement(cached.runtime);
+  }
   return cached.runtime;
 }

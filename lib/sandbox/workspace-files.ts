@@ -1,7 +1,8 @@
 import { constants as FS, type Stats } from "node:fs";
-import { lstat, mkdir, open, readdir, readlink, realpath, unlink, type FileHandle } from "node:fs/promises";
+import { chown, lstat, mkdir, open, readdir, readlink, realpath, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "@/lib/errors";
+import { mebibytes, surveyWorkspace, type TWorkspaceOwner } from "./workspace-usage";
 
 /**
  * Safe file access inside one user's workspace directory, for the file tools.
@@ -13,12 +14,17 @@ import { AppError } from "@/lib/errors";
  * directory descriptor (through /proc/self/fd/N/name, Node's stand-in for openat) with O_NOFOLLOW,
  * so a final symlink is never followed and nothing is created outside. Files with more than one
  * hard link are refused: a hard link can point at a file outside the workspace.
+ *
+ * Writes respect the per-user quota (measured as in workspace-usage.ts). When the app runs as root,
+ * what the file tools create is given to the sandbox's user (`owner`), so commands can use it.
  */
 export type TWorkspaceLimits = {
   readExtensions: string[];
   writeExtensions: string[];
   maxReadBytes: number;
   maxWriteBytes: number;
+  /** Disk space the whole workspace may use; unset = no quota (remote workspaces). */
+  quotaBytes?: number;
 };
 
 export class WorkspacePathError extends AppError {
@@ -121,14 +127,38 @@ export class Workspace implements TWorkspaceFiles {
   constructor(
     readonly root: string,
     readonly limits: TWorkspaceLimits,
+    private readonly options: { owner?: TWorkspaceOwner } = {},
   ) {}
 
   private async rootReal(): Promise<string> {
     if (!this.realRoot) {
-      await mkdir(this.root, { recursive: true, mode: 0o700 });
+      const created = await mkdir(this.root, { recursive: true, mode: 0o700 });
+      if (created && this.options.owner) await chown(this.root, this.options.owner.uid, this.options.owner.gid);
       this.realRoot = await realpath(this.root);
     }
     return this.realRoot;
+  }
+
+  /** Gives something the app just created to the sandbox's user (when the app runs as root). */
+  private async giveToOwner(handle: FileHandle): Promise<void> {
+    if (this.options.owner) await handle.chown(this.options.owner.uid, this.options.owner.gid);
+  }
+
+  /** Refuses a write that would take the workspace past its quota. */
+  private async assertRoom(requested: string, bytes: number): Promise<void> {
+    const quota = this.limits.quotaBytes;
+    if (quota === undefined) return;
+    const root = await this.rootReal();
+    const relative = await this.normalize(requested);
+    const usage = await surveyWorkspace(root, { repair: false });
+    // The file being replaced frees its space; its current size is only an estimate here (the
+    // write itself goes through the checked open below), so a plain lstat will do.
+    const replaced = await lstat(path.join(root, relative)).then((stats) => (stats.isFile() ? stats.blocks * 512 : 0), () => 0);
+    const projected = usage.bytes - replaced + bytes;
+    if (!usage.complete || projected > quota) {
+      const shown = usage.complete ? `${mebibytes(projected)} MiB` : "more than can be measured";
+      throw new AppError("payload_too_large", `Your workspace is over its quota: writing "${relative}" would make it ${shown} of ${mebibytes(quota)} MiB. Delete files first.`);
+    }
   }
 
   private async normalize(requested: string): Promise<string> {
@@ -162,6 +192,7 @@ export class Workspace implements TWorkspaceFiles {
         });
         await dir.close();
         dir = child;
+        await this.giveToOwner(dir);
       }
       return { dir, name, shown: relative };
     } catch (error) {
@@ -234,6 +265,7 @@ export class Workspace implements TWorkspaceFiles {
     if (bytes > this.limits.maxWriteBytes) {
       throw new AppError("payload_too_large", `The content is ${bytes} bytes; the limit for writing is ${this.limits.maxWriteBytes} bytes.`);
     }
+    await this.assertRoom(requested, bytes);
     let created = false;
     // Open without creating first, so an existing file is never replaced through a race.
     const { handle, relative } = await this.openFile(requested, FS.O_WRONLY, "write").catch(async (error: AppError) => {
@@ -248,6 +280,7 @@ export class Workspace implements TWorkspaceFiles {
     });
     try {
       await this.verifyOpenedFile(handle, relative);
+      if (created) await this.giveToOwner(handle);
       // Truncate only after the descriptor is verified to be ours.
       await handle.truncate(0);
       await handle.write(text, 0, "utf8");

@@ -691,6 +691,34 @@ describe("Workspace: size limits", () => {
   });
 });
 
+describe("Workspace: quota", () => {
+  const quotaLimits = { ...LIMITS, maxWriteBytes: 100_000, quotaBytes: 64 * 1024 };
+
+  it("refuses a write that would take the workspace past its quota, and creates nothing", async () => {
+    const limited = new Workspace(root, quotaLimits);
+    await limited.writeText("a.md", "a".repeat(40_000));
+    await expectRefused(limited.writeText("b.md", "b".repeat(40_000)), "payload_too_large", /workspace is over its quota: writing "b\.md" would make it \d+\.\d MiB of 0\.1 MiB\. Delete files first/);
+    expect(await exists(inWorkspace("b.md"))).toBe(false);
+    // Replacing a file frees what it used.
+    expect((await limited.writeText("a.md", "c".repeat(40_000))).bytes).toBe(40_000);
+  });
+
+  it("counts what commands left in the workspace, in any folder", async () => {
+    await fs.mkdir(inWorkspace("build", "cache"), { recursive: true });
+    await fs.writeFile(inWorkspace("build", "cache", "blob.bin"), Buffer.alloc(70_000, 1));
+    await expectRefused(new Workspace(root, quotaLimits).writeText("tiny.md", "x"), "payload_too_large", /over its quota/);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("gives what it creates to the sandbox's user when the app runs as root", async () => {
+    const owned = new Workspace(path.join(base, "owned"), LIMITS, { owner: { uid: 65_534, gid: 65_534 } });
+    await owned.writeText("d/e/f.md", "shared");
+    for (const entry of ["", "d", "d/e", "d/e/f.md"]) {
+      const stats = await fs.stat(path.join(base, "owned", entry));
+      expect({ entry, uid: stats.uid, gid: stats.gid }).toEqual({ entry, uid: 65_534, gid: 65_534 });
+    }
+  });
+});
+
 describe("Workspace: binary files", () => {
   it("refuses a file with NUL bytes", async () => {
     await fs.writeFile(inWorkspace("nul.md"), Buffer.from([0x61, 0x62, 0x00, 0x63]));
