@@ -50,7 +50,7 @@ beforeEach(() => {
 
 let sessionCounter = 0;
 function newContext(): TToolContext {
-  return { userId: "user-a", sessionId: `binding-${++sessionCounter}-${randomBytes(3).toString("hex")}`, signal: new AbortController().signal };
+  return { userId: "user-a", sessionId: `binding-${++sessionCounter}-${randomBytes(3).toString("hex")}`, signal: new AbortController().signal, stepId: "", progress: () => {} };
 }
 
 async function run(name: string, input: unknown, context: TToolContext): Promise<{ text: string; isError: boolean }> {
