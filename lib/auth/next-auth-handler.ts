@@ -98,7 +98,7 @@ function sanitizeCallbackUrls(baseUrl: string, ...sources: (TFields | undefined)
 export async function handleNextAuth(request: Request, segments: string[]): Promise<Response> {
   const url = new URL(request.url);
   // The credentials provider has no GET callback; next-auth would answer that with a 500.
-  if (segments[0] === "callback" && request.method !== "POST") {
+  if (segments[0] === "callback" && segments[1] === "credentials" && request.method !== "POST") {
     throw new AppError("method_not_allowed", "Sign in by posting the sign-in form.", { headers: { allow: "POST" } });
   }
   const query: TFields = Object.fromEntries(url.searchParams);
