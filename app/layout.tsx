@@ -1,4 +1,5 @@
 import type { Metadata, Viewport } from "next";
+import { connection } from "next/server";
 import { RouteAnnouncer } from "@/components/route-announcer";
 import "./globals.css";
 
@@ -16,7 +17,10 @@ export const viewport: Viewport = {
   ],
 };
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  // Every page is rendered per request: the Content-Security-Policy nonce (proxy.ts) only reaches
+  // the page's scripts when the HTML is made for that request, never for a prerendered page.
+  await connection();
   return (
     <html lang="en">
       <body className="min-h-dvh bg-white text-neutral-900 antialiased dark:bg-neutral-950 dark:text-neutral-100">

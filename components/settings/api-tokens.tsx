@@ -7,7 +7,8 @@ import { Button } from "@/components/ui/button";
 import { DateTime } from "@/components/ui/date-time";
 import { TextField } from "@/components/ui/text-field";
 
-export type TApiTokenRow = { id: string; name: string; prefix: string; createdAt: string; lastUsedAt: string | null };
+/** `active` is false for a token that stopped working when its owner's sessions were ended. */
+export type TApiTokenRow = { id: string; name: string; prefix: string; createdAt: string; lastUsedAt: string | null; active: boolean };
 type TCreatedToken = TApiTokenRow & { token: string };
 
 export function ApiTokens({ initialTokens }: { initialTokens: TApiTokenRow[] }) {
@@ -27,7 +28,7 @@ export function ApiTokens({ initialTokens }: { initialTokens: TApiTokenRow[] }) 
     try {
       const token = await apiRequest<TCreatedToken>("/api/tokens", { method: "POST", body: { name } });
       setCreated(token);
-      setTokens((rows) => [{ id: token.id, name: token.name, prefix: token.prefix, createdAt: token.createdAt, lastUsedAt: token.lastUsedAt }, ...rows]);
+      setTokens((rows) => [{ id: token.id, name: token.name, prefix: token.prefix, createdAt: token.createdAt, lastUsedAt: token.lastUsedAt, active: true }, ...rows]);
       setName("");
     } catch (caught) {
       setError(errorMessage(caught));
@@ -59,6 +60,11 @@ export function ApiTokens({ initialTokens }: { initialTokens: TApiTokenRow[] }) 
 
   return (
     <div className="space-y-6">
+      <p className="max-w-2xl text-sm text-neutral-600 dark:text-neutral-400">
+        A token works only as long as your sessions do: changing your password, signing out everywhere, or an
+        administrator disabling your account ends every token for good (enabling the account again does not bring them
+        back). Create a new one afterwards.
+      </p>
       <form onSubmit={onCreate} className="flex max-w-xl flex-col gap-3 sm:flex-row sm:items-end" noValidate>
         <TextField
           label="Token name"
@@ -87,7 +93,14 @@ export function ApiTokens({ initialTokens }: { initialTokens: TApiTokenRow[] }) 
           {tokens.map((token) => (
             <li key={token.id} className="flex flex-col gap-3 px-4 py-3 sm:flex-row sm:items-center sm:justify-between">
               <div className="min-w-0">
-                <p className="truncate text-sm font-medium text-neutral-900 dark:text-neutral-100">{token.name}</p>
+                <p className="truncate text-sm font-medium text-neutral-900 dark:text-neutral-100">
+                  {token.name}
+                  {token.active ? null : (
+                    <span className="ml-2 rounded bg-neutral-200 px-1.5 py-0.5 text-xs font-normal text-neutral-700 dark:bg-neutral-800 dark:text-neutral-300">
+                      stopped working
+                    </span>
+                  )}
+                </p>
                 <p className="mt-0.5 text-xs text-neutral-500 dark:text-neutral-400">
                   <code className="font-mono">{token.prefix}…</code>
                   <span aria-hidden="true"> · </span>

@@ -54,7 +54,7 @@ export function PasswordForm({ passwordMinLength }: { passwordMinLength: number 
         autoComplete="new-password"
         required
         disabled={done}
-        hint={`At least ${passwordMinLength} characters, mixing letters with a digit or symbol. Changing it signs you out everywhere.`}
+        hint={`At least ${passwordMinLength} characters, mixing letters with a digit or symbol. Changing it signs you out everywhere and ends your API tokens.`}
         value={newPassword}
         onChange={(event) => setNewPassword(event.target.value)}
       />

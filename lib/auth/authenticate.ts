@@ -3,6 +3,7 @@ import type { User } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
 import { publicOrigin } from "@/lib/config/environment";
 import { hashApiToken, looksLikeApiToken } from "./api-tokens";
+import { fromTheRight, trustedProxyCount } from "./client-ip";
 import { decodeSessionToken, readSessionCookie } from "./session-token";
 
 /**
@@ -14,36 +15,69 @@ export type TAuthContext = { user: User; via: "session" | "api-token"; apiTokenI
 
 const MUTATING_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 // Bearer checks run on every API call; writing lastUsedAt each time would turn reads into writes.
-const LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_RESOLUTION_SECONDS = 60;
 
+type TTokenUserRow = User & { apiTokenId: string };
+
+/**
+ * One statement, so one round trip on the hot path (every chat message): find the token, require
+ * an active owner whose sessionVersion is still the one the token was made with, and touch
+ * lastUsedAt at most once a minute in the same statement.
+ */
 async function userFromApiToken(token: string): Promise<TAuthContext | undefined> {
   if (!looksLikeApiToken(token)) return undefined;
-  const row = await db().apiToken.findUnique({ where: { tokenHash: hashApiToken(token) }, include: { user: true } });
-  if (!row || row.user.status !== "ACTIVE") return undefined;
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    await db().apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => {});
-  }
-  return { user: row.user, via: "api-token", apiTokenId: row.id };
+  const rows = await db().$queryRaw<TTokenUserRow[]>`
+    WITH "match" AS (
+      SELECT t."id", t."userId", t."lastUsedAt"
+      FROM "api_tokens" t JOIN "users" u ON u."id" = t."userId"
+      WHERE t."tokenHash" = ${hashApiToken(token)} AND u."status" = 'ACTIVE' AND t."sessionVersion" = u."sessionVersion"
+    ), "touched" AS (
+      UPDATE "api_tokens" SET "lastUsedAt" = now(), "updatedAt" = now()
+      WHERE "id" IN (SELECT "id" FROM "match" WHERE "lastUsedAt" IS NULL OR "lastUsedAt" < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS}::int))
+    )
+    SELECT u.*, "match"."id" AS "apiTokenId" FROM "match" JOIN "users" u ON u."id" = "match"."userId"`;
+  const row = rows[0];
+  if (!row) return undefined;
+  const { apiTokenId, ...user } = row;
+  return { user, via: "api-token", apiTokenId };
 }
 
-/** Resolves the user behind a session cookie value, or undefined when it is stale or invalid. */
+/**
+ * Resolves the user behind a session cookie value, or undefined when it is stale or invalid. The
+ * version check, the account status and the "signed out" check are all conditions of one query
+ * (NOT EXISTS on revoked_sessions' primary key): one round trip, as before revocation existed.
+ */
 export async function userFromSessionToken(token: string | undefined): Promise<User | undefined> {
   if (!token) return undefined;
   const claims = await decodeSessionToken(token);
   if (!claims) return undefined;
-  const user = await db().user.findUnique({ where: { id: claims.userId } });
-  if (!user || user.status !== "ACTIVE" || user.sessionVersion !== claims.sessionVersion) return undefined;
-  return user;
+  const user = await db().user.findFirst({
+    where: {
+      id: claims.userId,
+      status: "ACTIVE",
+      sessionVersion: claims.sessionVersion,
+      revokedSessions: { none: { sessionId: claims.sessionId } },
+    },
+  });
+  return user ?? undefined;
 }
 
+/**
+ * The origins our own pages have: the configured public URL, and the one this request was sent to.
+ * The latter comes from the Host header, or from X-Forwarded-Host/-Proto only when proxies are
+ * trusted (XCLAW_TRUSTED_PROXIES), read the same way as X-Forwarded-For: N-th entry from the right.
+ */
 function allowedOrigins(request: Request): Set<string> {
   const origins = new Set<string>();
   const configured = publicOrigin();
   if (configured) origins.add(configured);
   const url = new URL(request.url);
-  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
+  const proxies = trustedProxyCount();
+  const forwardedHost = proxies > 0 ? fromTheRight(request.headers.get("x-forwarded-host") ?? undefined, proxies) : undefined;
+  const forwardedProtocol = proxies > 0 ? fromTheRight(request.headers.get("x-forwarded-proto") ?? undefined, proxies) : undefined;
+  const host = forwardedHost ?? request.headers.get("host");
   if (host) {
-    const protocol = request.headers.get("x-forwarded-proto") ?? url.protocol.replace(":", "");
+    const protocol = forwardedProtocol === "https" || forwardedProtocol === "http" ? forwardedProtocol : url.protocol.replace(":", "");
     origins.add(`${protocol}://${host}`);
   } else {
     origins.add(url.origin);

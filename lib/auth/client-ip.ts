@@ -1,15 +1,130 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import http, { type IncomingMessage } from "node:http";
+import https from "node:https";
+import { isIP } from "node:net";
+import { createLogger } from "@/lib/observability/logger";
+
 /**
- * The caller's IP for per-IP rate limits. Next.js appends the socket address to
- * `x-forwarded-for`; each trusted reverse proxy in front (XCLAW_TRUSTED_PROXIES, default 0) appends
- * one more. Entries further left are chosen by the client and cannot be trusted.
+ * Who is the client, for per-IP rate limits and the same-origin check.
+ *
+ * Forwarding headers (`X-Forwarded-For`, `X-Real-IP`, `X-Forwarded-Host`/`-Proto`) are written by
+ * whoever sends the request, and Next.js only fills them in when they are missing, so on their own
+ * they prove nothing. The address that cannot be forged is the TCP peer of the socket, which a
+ * route handler never sees. `installPeerAddressHook()` (run from instrumentation.ts, inside the
+ * Next.js server process) stamps it on every incoming request as `x-xclaw-peer-address`, together
+ * with a per-process secret so a client cannot send that header itself, and, when no proxy is
+ * trusted, removes the client's forwarding headers before Next.js reads them.
+ *
+ * - XCLAW_TRUSTED_PROXIES unset or 0: the socket address; forwarding headers are ignored.
+ * - N trusted proxies: the N-th `X-Forwarded-For` entry from the right (each proxy appends the
+ *   address it received the request from); `X-Real-IP` when the proxy sends only that.
  */
-export function clientIp(headers: Headers | Record<string, string | string[] | undefined>): string {
-  const read = (name: string) => {
-    if (headers instanceof Headers) return headers.get(name) ?? undefined;
-    const value = headers[name];
-    return Array.isArray(value) ? value.join(",") : value;
-  };
-  const hops = (read("x-forwarded-for") ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
-  const trusted = Math.max(0, Number(process.env.XCLAW_TRUSTED_PROXIES || 0));
-  return hops[hops.length - 1 - trusted] ?? hops[0] ?? read("x-real-ip") ?? "unknown";
+export const PEER_ADDRESS_HEADER = "x-xclaw-peer-address";
+const FORWARDING_HEADERS = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-real-ip", "forwarded"];
+const SECRET_KEY = Symbol.for("xclaw.peerAddressSecret");
+const HOOK_KEY = Symbol.for("xclaw.peerAddressHook");
+
+const log = createLogger("http");
+
+type THeaderSource = Headers | Record<string, string | string[] | undefined>;
+
+function readHeader(headers: THeaderSource, name: string): string | undefined {
+  if (headers instanceof Headers) return headers.get(name) ?? undefined;
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(",") : value;
+}
+
+/** The secret is per process and shared through globalThis: Next.js bundles instrumentation and routes separately. */
+function processSecret(): string {
+  const store = globalThis as { [SECRET_KEY]?: string };
+  store[SECRET_KEY] ??= randomBytes(18).toString("base64url");
+  return store[SECRET_KEY];
+}
+
+export function trustedProxyCount(): number {
+  const value = (process.env.XCLAW_TRUSTED_PROXIES ?? "").trim();
+  return /^\d{1,2}$/.test(value) ? Number(value) : 0;
+}
+
+function normalizeAddress(address: string): string {
+  // A dual-stack listener reports IPv4 clients as ::ffff:a.b.c.d; one client, one key.
+  return address.startsWith("::ffff:") && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+}
+
+export function peerAddressHeaderValue(address: string): string {
+  return `${processSecret()} ${normalizeAddress(address)}`;
+}
+
+function peerAddress(headers: THeaderSource): string | undefined {
+  const value = readHeader(headers, PEER_ADDRESS_HEADER);
+  if (!value) return undefined;
+  const space = value.indexOf(" ");
+  if (space < 0) return undefined;
+  const expected = Buffer.from(processSecret());
+  const given = Buffer.from(value.slice(0, space));
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  const address = value.slice(space + 1);
+  return isIP(address) ? address : undefined;
+}
+
+/** The `count`-th comma-separated entry from the right, or undefined when there are fewer. */
+export function fromTheRight(header: string | undefined, count: number): string | undefined {
+  if (!header || count < 1) return undefined;
+  const entries = header.split(",").map((entry) => entry.trim()).filter(Boolean);
+  return entries.length >= count ? entries[entries.length - count] : undefined;
+}
+
+let warnedUnknown = false;
+
+/**
+ * The client's IP address, or undefined when it cannot be known (the request did not come through
+ * the hook: a server started before instrumentation ran, or a test calling a handler directly).
+ * Callers skip per-IP limits then rather than lump every client into one shared bucket.
+ */
+export function clientIp(headers: THeaderSource): string | undefined {
+  const peer = peerAddress(headers);
+  const proxies = trustedProxyCount();
+  let address = peer;
+  if (proxies > 0) {
+    const forwarded = readHeader(headers, "x-forwarded-for");
+    const candidate = forwarded ? fromTheRight(forwarded, proxies) : readHeader(headers, "x-real-ip")?.trim();
+    if (candidate && isIP(candidate)) address = normalizeAddress(candidate);
+  }
+  if (!address && !warnedUnknown) {
+    warnedUnknown = true;
+    log.warn("client address unknown: per-IP rate limits are skipped for such requests (is instrumentation.ts loaded?)");
+  }
+  return address;
+}
+
+function stampPeerAddress(request: IncomingMessage): void {
+  const address = request.socket?.remoteAddress;
+  if (address) request.headers[PEER_ADDRESS_HEADER] = peerAddressHeaderValue(address);
+  else delete request.headers[PEER_ADDRESS_HEADER];
+  const proxies = trustedProxyCount();
+  if (proxies === 0) {
+    // Next.js then fills x-forwarded-for/-host/-proto from the socket and the Host header itself.
+    for (const name of FORWARDING_HEADERS) delete request.headers[name];
+  } else if (!request.headers["x-forwarded-for"] && typeof request.headers["x-real-ip"] === "string") {
+    // Otherwise Next.js would fill x-forwarded-for with the proxy's own address.
+    request.headers["x-forwarded-for"] = request.headers["x-real-ip"];
+  }
+}
+
+/**
+ * Wraps `emit` of Node's HTTP(S) servers so every "request" is stamped before any listener (the
+ * Next.js request handler) sees it. Idempotent. Requests that arrived before the hook was installed
+ * (the first moments of start-up) carry no genuine stamp and count as "address unknown".
+ */
+export function installPeerAddressHook(): void {
+  const store = globalThis as { [HOOK_KEY]?: boolean };
+  if (store[HOOK_KEY]) return;
+  store[HOOK_KEY] = true;
+  for (const Server of [http.Server, https.Server]) {
+    const original = Server.prototype.emit;
+    Server.prototype.emit = function emit(this: http.Server, event: string | symbol, ...args: unknown[]) {
+      if (event === "request" || event === "upgrade") stampPeerAddress(args[0] as IncomingMessage);
+      return original.apply(this, [event, ...args] as Parameters<typeof original>);
+    } as typeof original;
+  }
 }

@@ -3,15 +3,35 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import { isAppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import { clientIp } from "./client-ip";
-import { sessionMaxAgeSeconds } from "./session-token";
+import { revokeSession } from "./revoked-sessions";
+import { fromSessionJwt, newSessionClaims, sessionMaxAgeSeconds, toSessionJwt } from "./session-token";
 import { verifyCredentials } from "./sign-in";
 
 const log = createLogger("auth");
 
 /**
+ * Where next-auth may send the browser after sign-in or sign-out: only to our own origin, and never
+ * an exception. next-auth's default callback runs `new URL(url)` on whatever `callbackUrl` the
+ * request (or its callback-url cookie) carried, so a malformed one was a 500.
+ */
+export function safeRedirect({ url, baseUrl }: { url: unknown; baseUrl: string }): string {
+  if (typeof url !== "string") return baseUrl;
+  try {
+    const base = new URL(baseUrl);
+    // Relative URLs resolve against our origin; `//host` and `/\host` resolve to another host and fail the check.
+    const target = new URL(url, base);
+    if (target.origin === base.origin) return target.href;
+  } catch {
+    // Not a URL at all: fall through to the safe default.
+  }
+  return baseUrl;
+}
+
+/**
  * next-auth handles the sign-in form post, its CSRF token and the session cookie. The JWT carries
- * only the user id (`sub`) and the session version (`sv`); everything else is read fresh from the
- * database on each request (lib/auth/authenticate.ts).
+ * only the user id, the session version, a session id and the session's fixed expiry
+ * (lib/auth/session-token.ts); everything else is read fresh from the database on each request
+ * (lib/auth/authenticate.ts).
  */
 export function nextAuthOptions(): NextAuthOptions {
   return {
@@ -40,14 +60,27 @@ export function nextAuthOptions(): NextAuthOptions {
     ],
     callbacks: {
       jwt({ token, user }) {
-        if (user) {
-          token.sub = user.id;
-          token.sv = (user as { sessionVersion?: number }).sessionVersion;
-        }
-        return { sub: token.sub, sv: token.sv };
+        // At sign-in `user` is what authorize returned: start a new session. On a refresh, keep
+        // the claims as they are (the expiry in particular); anything else next-auth adds is dropped.
+        if (user) return toSessionJwt(newSessionClaims({ id: user.id, sessionVersion: (user as unknown as { sessionVersion: number }).sessionVersion }));
+        const claims = fromSessionJwt(token);
+        return claims ? toSessionJwt(claims) : { sub: token.sub };
       },
       session({ session, token }) {
         return { ...session, user: { id: token.sub } } as typeof session;
+      },
+      redirect: safeRedirect,
+    },
+    events: {
+      async signOut({ token }) {
+        const claims = fromSessionJwt(token);
+        if (!claims) return;
+        try {
+          await revokeSession(claims);
+        } catch (error) {
+          // The browser's cookie is deleted anyway; a copy of it stays valid, which must be seen.
+          log.error("could not revoke the session on sign-out", { error });
+        }
       },
     },
     logger: {

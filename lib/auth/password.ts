@@ -7,6 +7,8 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:c
  * Format: scrypt$<N>$<r>$<p>$<salt base64url>$<hash base64url>
  */
 const PARAMETERS = { N: 2 ** 15, r: 8, p: 1 };
+/** Longest password accepted anywhere; sign-in treats a longer one as wrong without hashing it. */
+export const MAX_PASSWORD_LENGTH = 256;
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 
@@ -44,7 +46,7 @@ export function decoyPasswordHash(): Promise<string> {
 /** Returns why a password is too weak, or undefined when it is acceptable. */
 export function passwordWeakness(password: string, options: { minLength: number; email?: string }): string | undefined {
   if (password.length < options.minLength) return `Password must be at least ${options.minLength} characters long.`;
-  if (password.length > 256) return "Password must be at most 256 characters long.";
+  if (password.length > MAX_PASSWORD_LENGTH) return `Password must be at most ${MAX_PASSWORD_LENGTH} characters long.`;
   if (!/\p{L}/u.test(password) || !/[^\p{L}]/u.test(password)) {
     return "Password must mix letters with at least one digit or symbol.";
   }

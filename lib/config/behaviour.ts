@@ -14,6 +14,12 @@ const ZRateLimitRule = z.strictObject({
   windowSeconds: z.int().min(1).max(86_400),
 });
 
+/** Like ZRateLimitRule, for limits that count every attempt, not only failed ones. */
+const ZAttemptLimitRule = z.strictObject({
+  maxAttempts: z.int().min(1).max(10_000),
+  windowSeconds: z.int().min(1).max(86_400),
+});
+
 const ZProviderSettings = z.strictObject({
   /** Default model; OPENAI_MODEL / ANTHROPIC_MODEL override it. */
   model: z.string().min(1),
@@ -41,6 +47,22 @@ export const ZBehaviourConfig = z.strictObject({
           perIp: ZRateLimitRule.default({ maxFailures: 50, windowSeconds: 900 }),
         })
         .default({ perEmail: { maxFailures: 5, windowSeconds: 900 }, perIp: { maxFailures: 50, windowSeconds: 900 } }),
+      /** Wrong current passwords on POST /api/me/password, per account. */
+      passwordChangeRateLimit: ZRateLimitRule.default({ maxFailures: 5, windowSeconds: 900 }),
+      /** Account creations tried per client IP (successful or not); each one costs a password hash. */
+      registrationRateLimit: z
+        .strictObject({ perIp: ZAttemptLimitRule.default({ maxAttempts: 30, windowSeconds: 3_600 }) })
+        .default({ perIp: { maxAttempts: 30, windowSeconds: 3_600 } }),
+    })
+    .prefault({}),
+  http: z
+    .strictObject({
+      /**
+       * Largest JSON (or sign-in form) body accepted; larger ones get 413 without being read.
+       * Chat messages, titles and settings are far smaller; the cap keeps one request from
+       * making the server buffer and parse megabytes.
+       */
+      maxJsonBytes: z.int().min(1_024).max(64 * 1024 * 1024).default(1024 * 1024),
     })
     .prefault({}),
   agent: z

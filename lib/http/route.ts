@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { AppError, isAppError, type TErrorCode } from "@/lib/errors";
+import { assertCleanStrings, isJsonMediaType, readBodyText } from "@/lib/http/request-body";
 import { createLogger, runWithRequestId } from "@/lib/observability/logger";
 
 /**
  * The one wrapper around every route handler: gives the request an id (echoed as `x-request-id`),
- * logs one line per request, and turns errors into `{ error: { code, message } }` — zod errors
+ * logs one line per request, marks answers `Cache-Control: no-store` unless the handler chose a
+ * policy, and turns errors into `{ error: { code, message } }` — zod errors
  * into 400 with the first problem spelled out, AppError into its status, anything else into a
  * logged, generic 500 that leaks no internals.
  */
@@ -52,6 +55,9 @@ export function route<TParams = Record<string, never>>(handler: THandler<TParams
         response = toErrorResponse(error);
       }
       response.headers.set("x-request-id", requestId);
+      // API answers are private to the caller (or say something about them); a shared cache or the
+      // browser's back/forward cache must not keep them. Public handlers set their own policy.
+      if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
       const path = new URL(request.url).pathname;
       log.info("request", { method: request.method, path, status: response.status, ms: Math.round(performance.now() - started) });
       return response;
@@ -59,15 +65,22 @@ export function route<TParams = Record<string, never>>(handler: THandler<TParams
   };
 }
 
-/** Parses a JSON body with a zod schema; a missing or malformed body is a clear 400. */
+/**
+ * Parses a JSON body with a zod schema. Every JSON route goes through here, so this is where the
+ * body rules live: a JSON media type (415 otherwise), at most `http.maxJsonBytes` (413, enforced
+ * while reading), UTF-8, and no string PostgreSQL cannot store (400 naming the field).
+ */
 export async function readJson<TSchema extends z.ZodType>(request: Request, schema: TSchema): Promise<z.infer<TSchema>> {
-  const type = request.headers.get("content-type") ?? "";
-  if (!type.includes("application/json")) throw new AppError("bad_request", "Send a JSON body with `Content-Type: application/json`.");
+  if (!isJsonMediaType(request.headers.get("content-type"))) {
+    throw new AppError("unsupported_media_type", "Send a JSON body with `Content-Type: application/json`.");
+  }
+  const text = await readBodyText(request, getBehaviourConfig().http.maxJsonBytes);
   let body: unknown;
   try {
-    body = await request.json();
+    body = JSON.parse(text);
   } catch {
     throw new AppError("bad_request", "The request body is not valid JSON.");
   }
+  assertCleanStrings(body);
   return schema.parse(body);
 }

@@ -3,7 +3,8 @@ import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import type { User } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
-import { hashPassword, passwordWeakness, verifyPassword } from "@/lib/auth/password";
+import { hashPassword, MAX_PASSWORD_LENGTH, passwordWeakness, verifyPassword } from "@/lib/auth/password";
+import { assertNotRateLimited, clearRateLimit, recordFailure } from "@/lib/auth/rate-limit";
 import { isRegistrationOpen } from "@/lib/settings/registration";
 
 /** What the API shows of a user: never the hash, never the session version. */
@@ -18,10 +19,13 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/** RFC 5321's limit for a forward path; the unique index on users.email relies on it too. */
+export const MAX_EMAIL_LENGTH = 254;
+
 export const ZEmail = z
   .string({ error: "Email is required." })
   .trim()
-  .max(254, "Email is too long.")
+  .max(MAX_EMAIL_LENGTH, "Email is too long.")
   .pipe(z.email({ error: "Enter a valid email address." }))
   .transform(normalizeEmail);
 
@@ -29,7 +33,7 @@ export const ZName = z.string().trim().max(100, "Name is at most 100 characters.
 
 export const ZRegister = z.strictObject({
   email: ZEmail,
-  password: z.string({ error: "Password is required." }),
+  password: z.string({ error: "Password is required." }).max(MAX_PASSWORD_LENGTH, `Password must be at most ${MAX_PASSWORD_LENGTH} characters long.`),
   name: ZName.optional(),
 });
 export type TRegister = z.infer<typeof ZRegister>;
@@ -42,9 +46,17 @@ function assertStrongPassword(password: string, email?: string) {
 /**
  * Creates an account. The first account becomes admin; later ones need open registration.
  * A transaction-scoped advisory lock serialises registrations so two simultaneous first sign-ups
- * cannot both become admin.
+ * cannot both become admin. Every attempt counts towards a per-IP limit (each one costs a
+ * password hash); without a known client address (see lib/auth/client-ip.ts) the limit is skipped.
  */
-export async function registerUser(input: TRegister): Promise<TPublicUser> {
+export async function registerUser(input: TRegister, options: { ip: string | undefined }): Promise<TPublicUser> {
+  if (options.ip) {
+    const { maxAttempts, windowSeconds } = getBehaviourConfig().auth.registrationRateLimit.perIp;
+    const key = `register:ip:${options.ip}`;
+    const rule = { maxFailures: maxAttempts, windowSeconds };
+    await assertNotRateLimited(key, rule, "sign-up attempts from this address");
+    await recordFailure(key, rule);
+  }
   assertStrongPassword(input.password, input.email);
   const passwordHash = await hashPassword(input.password);
   const user = await db().$transaction(async (tx) => {
@@ -77,14 +89,25 @@ export async function updateProfile(options: { userId: string; name: string | nu
 }
 
 export const ZChangePassword = z.strictObject({
-  currentPassword: z.string({ error: "Current password is required." }).min(1, "Current password is required."),
-  newPassword: z.string({ error: "New password is required." }),
+  currentPassword: z
+    .string({ error: "Current password is required." })
+    .min(1, "Current password is required.")
+    .max(MAX_PASSWORD_LENGTH, "Current password is incorrect."),
+  newPassword: z.string({ error: "New password is required." }).max(MAX_PASSWORD_LENGTH, `Password must be at most ${MAX_PASSWORD_LENGTH} characters long.`),
 });
 
-/** Changing the password signs out every session, including the current one. */
+/**
+ * Changing the password signs out every session and ends every API token, including the current
+ * ones. Wrong current passwords are limited per account (auth.passwordChangeRateLimit): a stolen
+ * session must not become an unlimited password-guessing oracle.
+ */
 export async function changePassword(options: { userId: string; currentPassword: string; newPassword: string }) {
   const user = await getUserOrThrow(options.userId);
+  const key = `password-change:user:${user.id}`;
+  const rule = getBehaviourConfig().auth.passwordChangeRateLimit;
+  await assertNotRateLimited(key, rule, "wrong current passwords");
   if (!(await verifyPassword(options.currentPassword, user.passwordHash))) {
+    await recordFailure(key, rule);
     throw new AppError("bad_request", "Current password is incorrect.");
   }
   assertStrongPassword(options.newPassword, user.email);
@@ -92,8 +115,10 @@ export async function changePassword(options: { userId: string; currentPassword:
     where: { id: user.id },
     data: { passwordHash: await hashPassword(options.newPassword), sessionVersion: { increment: 1 } },
   });
+  await clearRateLimit(key);
 }
 
+/** Ends every browser session and every API token of the account (they share the sessionVersion). */
 export async function signOutEverywhere(options: { userId: string }): Promise<void> {
   await db().user.update({ where: { id: options.userId }, data: { sessionVersion: { increment: 1 } } });
 }
@@ -122,7 +147,8 @@ export type TAdminUpdateUser = z.infer<typeof ZAdminUpdateUser>;
 
 /**
  * Admin changes to another account. Disabling (or demoting) bumps the session version so the
- * change takes effect on the user's very next request. Admins cannot lock themselves out, and
+ * change takes effect on the user's very next request; disabling thereby also ends the user's API
+ * tokens for good (enabling the account again does not revive them). Admins cannot lock themselves out, and
  * the last active admin cannot be removed.
  */
 export async function adminUpdateUser(options: { actorId: string; userId: string; change: TAdminUpdateUser }): Promise<TAdminUserRow> {

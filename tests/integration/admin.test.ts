@@ -3,6 +3,7 @@ import { GET as listUsers } from "@/app/api/admin/users/route";
 import { PATCH as updateUser } from "@/app/api/admin/users/[id]/route";
 import { GET as getSettings, PATCH as updateSettings } from "@/app/api/admin/settings/route";
 import { GET as me } from "@/app/api/me/route";
+import { createApiToken } from "@/lib/auth/api-tokens";
 import { db } from "@/lib/db/client";
 import { isRegistrationOpen } from "@/lib/settings/registration";
 import { call, createUser } from "../support/http";
@@ -36,7 +37,7 @@ describe("admin API", () => {
     expect(JSON.stringify(response.json)).not.toMatch(/passwordHash|sessionVersion|scrypt/);
   });
 
-  it("disables a user (their session and tokens stop at once) and enables them again", async () => {
+  it("disables a user (their sessions and tokens stop at once, for good) and enables them again", async () => {
     const admin = await createUser({ role: "ADMIN" });
     const target = await createUser();
     const disabled = await call(updateUser, "/api/admin/users/x", { method: "PATCH", cookie: admin.cookie, params: { id: target.user.id }, body: { status: "disabled" } });
@@ -47,9 +48,10 @@ describe("admin API", () => {
 
     const enabled = await call(updateUser, "/api/admin/users/x", { method: "PATCH", cookie: admin.cookie, params: { id: target.user.id }, body: { status: "active" } });
     expect(enabled.json.user.status).toBe("active");
-    // Old browser sessions stay signed out; the API token works again.
+    // Old browser sessions and API tokens stay dead: whoever held them while the account was
+    // disabled (the reason to disable it) must not get back in by the account being enabled.
     expect((await call(me, "/api/me", { cookie: target.cookie })).status).toBe(401);
-    expect((await call(me, "/api/me", { bearer: target.token })).status).toBe(200);
+    expect((await call(me, "/api/me", { bearer: target.token })).status).toBe(401);
   });
 
   it("promotes and demotes, but never the last admin or oneself", async () => {
@@ -65,7 +67,10 @@ describe("admin API", () => {
 
     const demoted = await call(updateUser, "/api/admin/users/x", { method: "PATCH", bearer: other.token, params: { id: admin.user.id }, body: { role: "user" } });
     expect(demoted.json.user.role).toBe("user");
-    const lastAdmin = await call(updateUser, "/api/admin/users/x", { method: "PATCH", bearer: admin.token, params: { id: other.user.id }, body: { role: "user" } });
+    // Demotion ends the former admin's sessions and tokens, like disabling does.
+    expect((await call(listUsers, "/api/admin/users", { bearer: admin.token })).status).toBe(401);
+    const { token: newToken } = await createApiToken({ userId: admin.user.id, name: "after demotion" });
+    const lastAdmin = await call(updateUser, "/api/admin/users/x", { method: "PATCH", bearer: newToken, params: { id: other.user.id }, body: { role: "user" } });
     expect(lastAdmin.status).toBe(403);
   });
 

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { GET as me } from "@/app/api/me/route";
 import { GET as listTokens, POST as createToken } from "@/app/api/tokens/route";
 import { DELETE as revokeToken } from "@/app/api/tokens/[id]/route";
+import { POST as signOutEverywhere } from "@/app/api/me/sign-out-everywhere/route";
 import { hashApiToken } from "@/lib/auth/api-tokens";
+import { encodeSessionToken, sessionCookieName } from "@/lib/auth/session-token";
 import { db } from "@/lib/db/client";
 import { call, createUser } from "../support/http";
 
@@ -68,5 +70,20 @@ describe("personal API tokens", () => {
     expect((await call(listTokens, "/api/tokens")).status).toBe(401);
     expect((await call(createToken, "/api/tokens", { body: { name: "x" } })).status).toBe(401);
     expect((await call(revokeToken, "/api/tokens/x", { method: "DELETE", params: { id: "x" } })).status).toBe(401);
+  });
+  it("stops a token when the owner's sessions end, shows it as inactive, and lets new tokens work", async () => {
+    const { user, token } = await createUser();
+    expect((await call(signOutEverywhere, "/api/me/sign-out-everywhere", { method: "POST", bearer: token })).status).toBe(200);
+    expect((await call(me, "/api/me", { bearer: token })).status).toBe(401);
+    // Signing in again gives a session with the new version.
+    const current = await db().user.findUniqueOrThrow({ where: { id: user.id } });
+    const cookie = `${sessionCookieName()}=${await encodeSessionToken({ userId: user.id, sessionVersion: current.sessionVersion })}`;
+    const listed = await call(listTokens, "/api/tokens", { cookie });
+    expect(listed.json.tokens.map((row: { name: string; active: boolean }) => [row.name, row.active])).toEqual([["test", false]]);
+    const created = await call(createToken, "/api/tokens", { cookie, body: { name: "after" } });
+    expect(created.json.active).toBe(true);
+    expect((await call(me, "/api/me", { bearer: created.json.token })).status).toBe(200);
+    const relisted = await call(listTokens, "/api/tokens", { cookie });
+    expect(relisted.json.tokens.map((row: { name: string; active: boolean }) => [row.name, row.active])).toEqual([["after", true], ["test", false]]);
   });
 });

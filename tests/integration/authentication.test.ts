@@ -1,9 +1,15 @@
-import { describe, expect, it } from "vitest";
+import { encode } from "next-auth/jwt";
+import pg from "pg";
+import { describe, expect, it, vi } from "vitest";
 import { GET as me, PATCH as updateMe } from "@/app/api/me/route";
 import { POST as signOutEverywhere } from "@/app/api/me/sign-out-everywhere/route";
 import { POST as changePassword } from "@/app/api/me/password/route";
 import { GET as listTokens } from "@/app/api/tokens/route";
+import { authenticate } from "@/lib/auth/authenticate";
 import { verifyPassword } from "@/lib/auth/password";
+import { pruneRevokedSessions, revokeSession } from "@/lib/auth/revoked-sessions";
+import { decodeSessionToken, encodeSessionToken, readSessionCookie, sessionCookieName } from "@/lib/auth/session-token";
+import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import { call, createUser, STRONG_PASSWORD } from "../support/http";
 
@@ -37,11 +43,12 @@ describe("authentication of API routes", () => {
     expect((await call(me, "/api/me", { cookie: "next-auth.session-token=not-a-jwt" })).status).toBe(401);
   });
 
-  it("signs every session out at once with sign-out-everywhere, but keeps API tokens", async () => {
+  it("signs every session out at once with sign-out-everywhere, and ends API tokens too", async () => {
     const { cookie, token } = await createUser();
     expect((await call(signOutEverywhere, "/api/me/sign-out-everywhere", { method: "POST", cookie })).status).toBe(200);
     expect((await call(me, "/api/me", { cookie })).status).toBe(401);
-    expect((await call(me, "/api/me", { bearer: token })).status).toBe(200);
+    // A token minted with a stolen cookie must not outlive the owner ending every session.
+    expect((await call(me, "/api/me", { bearer: token })).status).toBe(401);
   });
 
   it("locks a disabled user out of both cookie and token access immediately", async () => {
@@ -74,8 +81,8 @@ describe("authentication of API routes", () => {
     expect((await call(listTokens, "/api/tokens", { cookie, headers: { origin: "https://evil.example" } })).status).toBe(200);
   });
 
-  it("changes the password only with the current one, then signs out every session", async () => {
-    const { user, cookie } = await createUser();
+  it("changes the password only with the current one, then signs out every session and ends every token", async () => {
+    const { user, cookie, token } = await createUser();
     const wrong = await call(changePassword, "/api/me/password", { cookie, body: { currentPassword: "nope-nope-1", newPassword: "another-pass-77" } });
     expect(wrong.status).toBe(400);
     expect(wrong.json.error.message).toBe("Current password is incorrect.");
@@ -86,6 +93,7 @@ describe("authentication of API routes", () => {
     const ok = await call(changePassword, "/api/me/password", { cookie, body: { currentPassword: STRONG_PASSWORD, newPassword: "another-pass-77" } });
     expect(ok.status).toBe(200);
     expect((await call(me, "/api/me", { cookie })).status).toBe(401);
+    expect((await call(me, "/api/me", { bearer: token })).status).toBe(401);
     const stored = await db().user.findUniqueOrThrow({ where: { id: user.id } });
     expect(await verifyPassword("another-pass-77", stored.passwordHash)).toBe(true);
     expect(await verifyPassword(STRONG_PASSWORD, stored.passwordHash)).toBe(false);
@@ -98,5 +106,100 @@ describe("authentication of API routes", () => {
     expect(tooLong.json.error.message).toBe("Name is at most 100 characters.");
     const cleared = await call(updateMe, "/api/me", { method: "PATCH", cookie, body: { name: "   " } });
     expect(cleared.json.name).toBeNull();
+  });
+  it("limits wrong current passwords per account with 429 and Retry-After, even for the right one", async () => {
+    const { user, cookie, token } = await createUser();
+    const { maxFailures, windowSeconds } = getBehaviourConfig().auth.passwordChangeRateLimit;
+    for (let index = 0; index < maxFailures; index++) {
+      const wrong = await call(changePassword, "/api/me/password", { bearer: token, body: { currentPassword: `guess-${index}-x`, newPassword: "another-pass-77" } });
+      expect(wrong.status).toBe(400);
+    }
+    const blocked = await call(changePassword, "/api/me/password", { cookie, body: { currentPassword: STRONG_PASSWORD, newPassword: "another-pass-77" } });
+    expect(blocked.status).toBe(429);
+    const seconds = Number(blocked.headers.get("retry-after"));
+    expect(seconds).toBeGreaterThan(0);
+    expect(seconds).toBeLessThanOrEqual(windowSeconds);
+    expect(blocked.json.error.message).toBe(`Too many wrong current passwords. Try again in ${seconds} s.`);
+    const stored = await db().user.findUniqueOrThrow({ where: { id: user.id } });
+    expect(await verifyPassword(STRONG_PASSWORD, stored.passwordHash)).toBe(true);
+    // Another account is not affected.
+    const other = await createUser();
+    const fine = await call(changePassword, "/api/me/password", { cookie: other.cookie, body: { currentPassword: STRONG_PASSWORD, newPassword: "another-pass-77" } });
+    expect(fine.status).toBe(200);
+  });
+
+  it("does not let X-Forwarded-Host or -Proto widen the same-origin check without trusted proxies", async () => {
+    const { cookie } = await createUser();
+    const forged = await call(updateMe, "/api/me", {
+      method: "PATCH",
+      cookie,
+      body: { name: "Mallory" },
+      origin: "https://evil.example",
+      headers: { "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" },
+    });
+    expect(forged.status).toBe(403);
+    process.env.XCLAW_TRUSTED_PROXIES = "1";
+    try {
+      const proxied = await call(updateMe, "/api/me", {
+        method: "PATCH",
+        cookie,
+        body: { name: "Alice" },
+        origin: "https://xclaw.example",
+        headers: { "x-forwarded-host": "evil.example, xclaw.example", "x-forwarded-proto": "https" },
+      });
+      expect(proxied.status).toBe(200);
+    } finally {
+      delete process.env.XCLAW_TRUSTED_PROXIES;
+    }
+  });
+
+  it("refuses a signed-out session, an expired one and a cookie without a session id", async () => {
+    const { user, cookie } = await createUser();
+    expect((await call(me, "/api/me", { cookie })).status).toBe(200);
+    const claims = await decodeSessionToken(readSessionCookie(cookie)!);
+    await revokeSession(claims!);
+    expect((await call(me, "/api/me", { cookie })).status).toBe(401);
+
+    const name = sessionCookieName();
+    const expired = await encodeSessionToken({ userId: user.id, sessionVersion: user.sessionVersion }, { expiresAt: new Date(Date.now() - 1_000) });
+    expect((await call(me, "/api/me", { cookie: `${name}=${expired}` })).status).toBe(401);
+    const legacy = await encode({ token: { sub: user.id, sv: user.sessionVersion }, secret: process.env.NEXTAUTH_SECRET! });
+    expect((await call(me, "/api/me", { cookie: `${name}=${legacy}` })).status).toBe(401);
+    // Another session of the same user is unaffected.
+    const other = await encodeSessionToken({ userId: user.id, sessionVersion: user.sessionVersion });
+    expect((await call(me, "/api/me", { cookie: `${name}=${other}` })).status).toBe(200);
+  });
+
+  it("authenticates a cookie and a bearer token with one database round trip each", async () => {
+    const { cookie, token } = await createUser();
+    expect((await call(me, "/api/me", { bearer: token })).status).toBe(200);
+    const statements: string[] = [];
+    const original = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      statements.push(String((args[0] as { text?: string })?.text ?? args[0]));
+      return (original as (...a: unknown[]) => unknown).apply(this, args) as never;
+    });
+    try {
+      for (const credentials of [{ cookie }, { bearer: token }]) {
+        statements.length = 0;
+        const auth = await authenticate(new Request("http://localhost:3000/api/me", {
+          headers: credentials.cookie ? { cookie: credentials.cookie } : { authorization: `Bearer ${credentials.bearer}` },
+        }));
+        expect(auth?.user.email, JSON.stringify(credentials)).toBeDefined();
+        expect(statements, JSON.stringify(credentials)).toHaveLength(1);
+      }
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("keeps revoked-session rows only until the session would have expired", async () => {
+    const { user } = await createUser();
+    await revokeSession({ userId: user.id, sessionVersion: 1, sessionId: "expired-session-000001", expiresAt: new Date(Date.now() + 60_000) });
+    await revokeSession({ userId: user.id, sessionVersion: 1, sessionId: "current-session-000001", expiresAt: new Date(Date.now() + 3_600_000) });
+    const before = await db().revokedSession.count();
+    expect(await pruneRevokedSessions({ now: new Date(Date.now() + 120_000) })).toBe(1);
+    expect(await db().revokedSession.count()).toBe(before - 1);
+    expect((await db().revokedSession.findMany({ where: { userId: user.id } })).map((row) => row.sessionId)).toEqual(["current-session-000001"]);
   });
 });

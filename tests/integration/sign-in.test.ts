@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { randomBytes } from "node:crypto";
 import { verifyCredentials } from "@/lib/auth/sign-in";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
@@ -84,5 +85,50 @@ describe("sign-in with email and password", () => {
     await attempt("reset@example.com", "nope-nope-1");
     await attempt("reset@example.com", STRONG_PASSWORD);
     expect(await db().rateLimitBucket.findUnique({ where: { key: "sign-in:email:reset@example.com" } })).toBeNull();
+  });
+  it("counts an absurdly long email as an ordinary failed attempt, without a database error", async () => {
+    // Random characters: PostgreSQL compresses repetitive index keys, random ones exceed the b-tree limit.
+    const email = `${randomBytes(7_500).toString("base64url")}@example.com`;
+    expect(email.length).toBeGreaterThan(10_000);
+    expect(await attempt(email, "whatever-1", "198.51.100.77")).toMatchObject({ code: "unauthorized", message: "Email or password is incorrect." });
+    expect(await attempt(email, "whatever-1", "198.51.100.77")).toMatchObject({ code: "unauthorized" });
+    const ipBucket = await db().rateLimitBucket.findUnique({ where: { key: "sign-in:ip:198.51.100.77" } });
+    expect(ipBucket?.count).toBe(2);
+    const buckets = await db().rateLimitBucket.findMany();
+    expect(buckets.every((bucket) => bucket.key.length <= 200)).toBe(true);
+    const emailBucket = buckets.find((bucket) => bucket.key.startsWith("sign-in:email:"));
+    expect(emailBucket?.count).toBe(2);
+  });
+
+  it("blocks an over-long email after the per-email limit like any other", async () => {
+    const email = `${"x".repeat(300)}@example.com`;
+    const { maxFailures } = getBehaviourConfig().auth.signInRateLimit.perEmail;
+    for (let index = 0; index < maxFailures; index++) await attempt(email, "whatever-1", `203.0.113.${index}`);
+    expect(await attempt(email, "whatever-1", "203.0.113.99")).toMatchObject({ code: "rate_limited" });
+  });
+
+  it("treats a password longer than any we accept as wrong, even for a real account", async () => {
+    await createUser({ email: "long@example.com" });
+    expect(await attempt("long@example.com", STRONG_PASSWORD + "x".repeat(1_000_000))).toMatchObject({ code: "unauthorized" });
+    expect((await db().rateLimitBucket.findUnique({ where: { key: "sign-in:email:long@example.com" } }))?.count).toBe(1);
+  });
+
+  it("refuses NUL characters in the email or password with a message naming the field", async () => {
+    await createUser({ email: "nul@example.com" });
+    expect(await attempt("nul@example.com\u0000", STRONG_PASSWORD)).toMatchObject({
+      code: "bad_request",
+      message: "Email contains a character that is not allowed (U+0000 or an unpaired surrogate).",
+    });
+    expect(await attempt("nul@example.com", "pass\u0000word-1")).toMatchObject({
+      code: "bad_request",
+      message: "Password contains a character that is not allowed (U+0000 or an unpaired surrogate).",
+    });
+  });
+
+  it("skips the per-IP limit when the client address is unknown instead of sharing one bucket", async () => {
+    await createUser({ email: "noip@example.com" });
+    await expect(verifyCredentials({ email: "noip@example.com", password: "wrong-password-1", ip: undefined })).rejects.toMatchObject({ code: "unauthorized" });
+    const keys = (await db().rateLimitBucket.findMany()).map((bucket) => bucket.key);
+    expect(keys).toEqual(["sign-in:email:noip@example.com"]);
   });
 });

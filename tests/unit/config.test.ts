@@ -20,9 +20,19 @@ describe("xclaw.yaml validation", () => {
         sessionMaxAgeDays: 30,
         passwordMinLength: 8,
         signInRateLimit: { perEmail: { maxFailures: 5, windowSeconds: 900 }, perIp: { maxFailures: 50, windowSeconds: 900 } },
+        passwordChangeRateLimit: { maxFailures: 5, windowSeconds: 900 },
+        registrationRateLimit: { perIp: { maxAttempts: 30, windowSeconds: 3_600 } },
       },
       logging: { level: "info" },
     });
+    expect(config.http).toEqual({ maxJsonBytes: 1024 * 1024 });
+  });
+
+  it("validates the JSON body limit", () => {
+    expect(parseBehaviourConfig("http:\n  maxJsonBytes: 65536\n").http.maxJsonBytes).toBe(65_536);
+    expect(() => parseBehaviourConfig("http:\n  maxJsonBytes: 10\n")).toThrowError(/http\.maxJsonBytes: Too small/);
+    expect(() => parseBehaviourConfig("http:\n  maxJsonBytes: 1gb\n")).toThrowError(/http\.maxJsonBytes/);
+    expect(() => parseBehaviourConfig("http:\n  maxBodyBytes: 1024\n")).toThrowError(/http: Unrecognized key: "maxBodyBytes"/);
   });
 
   it("names the key of an unknown setting (a typo must not be ignored)", () => {

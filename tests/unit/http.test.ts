@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { clientIp } from "@/lib/auth/client-ip";
+import { clientIp, PEER_ADDRESS_HEADER, peerAddressHeaderValue } from "@/lib/auth/client-ip";
 import { readSessionCookie } from "@/lib/auth/session-token";
 import { AppError } from "@/lib/errors";
+import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { readJson, route } from "@/lib/http/route";
 
 const context = { params: Promise.resolve({}) };
@@ -66,6 +67,113 @@ describe("route wrapper", () => {
     const response = await handler(new Request("http://x/", { method: "POST", body: "{}" }), context);
     expect((await response.json()).error.message).toBe("Send a JSON body with `Content-Type: application/json`.");
   });
+
+  it("marks private API answers as not cacheable, unless the handler chose its own policy", async () => {
+    const plain = await route(async () => Response.json({ secret: 1 }))(new Request("http://x/api/y"), context);
+    expect(plain.headers.get("cache-control")).toBe("no-store");
+    const failed = await route(async () => {
+      throw new AppError("not_found", "No such thing.");
+    })(new Request("http://x/api/y"), context);
+    expect(failed.headers.get("cache-control")).toBe("no-store");
+    const own = await route(async () => Response.json({}, { headers: { "cache-control": "public, max-age=60" } }))(new Request("http://x/api/y"), context);
+    expect(own.headers.get("cache-control")).toBe("public, max-age=60");
+  });
+});
+
+describe("JSON bodies", () => {
+  const echo = route(async (request) => Response.json(await readJson(request, z.unknown())));
+  const post = (body: BodyInit, headers: Record<string, string> = { "content-type": "application/json" }) =>
+    echo(new Request("http://x/api/y", { method: "POST", headers, body, duplex: "half" } as RequestInit), context);
+
+  it("accepts application/json with parameters in any case, and +json types", async () => {
+    for (const type of ["application/json", "Application/JSON; charset=UTF-8", 'application/json;charset="utf-8"', "application/merge-patch+json"]) {
+      const response = await post('{"a":1}', { "content-type": type });
+      expect(response.status, type).toBe(200);
+      expect(await response.json()).toEqual({ a: 1 });
+    }
+  });
+
+  it("refuses other media types with 415, also when a parameter mentions JSON (no CORS preflight for text/plain)", async () => {
+    for (const type of ["text/plain;charset=application/json", "text/plain; application/json", "application/jsonx", "application/x-www-form-urlencoded", "multipart/form-data; boundary=application/json", "application/json; charset=latin1", "application /json"]) {
+      const response = await post('{"a":1}', { "content-type": type });
+      expect(response.status, type).toBe(415);
+      expect((await response.json()).error).toEqual({ code: "unsupported_media_type", message: "Send a JSON body with `Content-Type: application/json`." });
+    }
+    const missing = await echo(new Request("http://x/api/y", { method: "POST", body: "{}" }), context);
+    expect(missing.status).toBe(415);
+  });
+
+  it("refuses a body whose Content-Length is over the limit before reading any of it", async () => {
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new TextEncoder().encode("{}"));
+        controller.close();
+      },
+    }, { highWaterMark: 0 });
+    const limit = getBehaviourConfig().http.maxJsonBytes;
+    const response = await post(body, { "content-type": "application/json", "content-length": String(limit + 1) });
+    expect(response.status).toBe(413);
+    expect((await response.json()).error).toEqual({ code: "payload_too_large", message: "The request body is larger than the limit of 1 MiB." });
+    expect(pulled).toBe(0);
+  });
+
+  it("stops reading a body without Content-Length as soon as it passes the limit", async () => {
+    const limit = getBehaviourConfig().http.maxJsonBytes;
+    const chunk = new Uint8Array(64 * 1024).fill(0x20);
+    const total = 16 * 1024 * 1024;
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+        if (sent >= total) controller.close();
+      },
+    }, { highWaterMark: 0 });
+    const response = await post(body);
+    expect(response.status).toBe(413);
+    expect((await response.json()).error.code).toBe("payload_too_large");
+    expect(sent).toBeLessThanOrEqual(limit + 2 * chunk.byteLength);
+  });
+
+  it("accepts a body of exactly the limit", async () => {
+    const limit = getBehaviourConfig().http.maxJsonBytes;
+    const text = `"${"a".repeat(limit - 2)}"`;
+    const response = await post(text);
+    expect(response.status).toBe(200);
+    expect((await response.json()).length).toBe(limit - 2);
+  });
+
+  it("refuses NUL characters and lone surrogates anywhere in the body with a 400 that names the field", async () => {
+    const cases: [string, string][] = [
+      ['{"name":"a\\u0000b"}', "name contains a character that is not allowed (U+0000 or an unpaired surrogate)."],
+      ['{"items":[{"text":"ok"},{"text":"x\\ud800"}]}', "items[1].text contains a character that is not allowed (U+0000 or an unpaired surrogate)."],
+      ['{"deep":{"\\udc00key":1}}', "A field name in deep contains a character that is not allowed (U+0000 or an unpaired surrogate)."],
+      ['"\\u0000"', "The request body contains a character that is not allowed (U+0000 or an unpaired surrogate)."],
+    ];
+    for (const [body, message] of cases) {
+      const response = await post(body);
+      expect(response.status, body).toBe(400);
+      expect((await response.json()).error, body).toEqual({ code: "bad_request", message });
+    }
+    // A correctly paired surrogate (an emoji) is fine, escaped or not.
+    const emoji = await post('{"name":"\\ud83d\\ude00 😀"}');
+    expect(emoji.status).toBe(200);
+  });
+
+  it("walks deeply nested bodies without overflowing the stack", async () => {
+    const depth = 100_000;
+    const response = await post("[".repeat(depth) + '"\\u0000"' + "]".repeat(depth));
+    expect(response.status).toBe(400);
+  });
+
+  it("says so when the body is not JSON or not UTF-8", async () => {
+    const broken = await post("{nope");
+    expect((await broken.json()).error).toEqual({ code: "bad_request", message: "The request body is not valid JSON." });
+    const latin1 = await post(new Uint8Array([0x22, 0xe9, 0x22]));
+    expect(latin1.status).toBe(400);
+  });
 });
 
 describe("client IP", () => {
@@ -73,15 +181,46 @@ describe("client IP", () => {
     delete process.env.XCLAW_TRUSTED_PROXIES;
   });
 
-  it("takes the address Next.js appended, not one the client wrote", () => {
-    expect(clientIp(new Headers({ "x-forwarded-for": "1.1.1.1, 10.0.0.5" }))).toBe("10.0.0.5");
+  const peer = (address: string) => ({ [PEER_ADDRESS_HEADER]: peerAddressHeaderValue(address) });
+
+  it("uses the socket address and ignores forwarding headers when no proxy is trusted", () => {
+    const headers = new Headers({ ...peer("127.0.0.2"), "x-forwarded-for": "203.0.113.9, 127.0.0.3", "x-real-ip": "198.51.100.7" });
+    expect(clientIp(headers)).toBe("127.0.0.2");
+    process.env.XCLAW_TRUSTED_PROXIES = "0";
+    expect(clientIp(headers)).toBe("127.0.0.2");
   });
 
-  it("skips trusted proxies", () => {
+  it("is unknown (never a client-chosen value) without a genuine socket address", () => {
+    expect(clientIp(new Headers({ "x-forwarded-for": "203.0.113.9", "x-real-ip": "198.51.100.7" }))).toBeUndefined();
+    // The header is only believed with this process's secret; a client cannot forge it.
+    expect(clientIp(new Headers({ [PEER_ADDRESS_HEADER]: "forged 203.0.113.9" }))).toBeUndefined();
+    expect(clientIp(new Headers({ [PEER_ADDRESS_HEADER]: "203.0.113.9" }))).toBeUndefined();
+  });
+
+  it("takes the N-th X-Forwarded-For entry from the right with N trusted proxies", () => {
     process.env.XCLAW_TRUSTED_PROXIES = "1";
-    expect(clientIp({ "x-forwarded-for": "1.1.1.1, 203.0.113.4, 10.0.0.1" })).toBe("203.0.113.4");
+    expect(clientIp({ ...peer("10.0.0.1"), "x-forwarded-for": "1.1.1.1, 203.0.113.4" })).toBe("203.0.113.4");
+    process.env.XCLAW_TRUSTED_PROXIES = "2";
+    expect(clientIp({ ...peer("10.0.0.2"), "x-forwarded-for": "1.1.1.1, 203.0.113.4, 10.0.0.1" })).toBe("203.0.113.4");
+    // Fewer entries than proxies: the request did not come through them; fall back to the socket.
+    expect(clientIp({ ...peer("10.0.0.2"), "x-forwarded-for": "203.0.113.4" })).toBe("10.0.0.2");
+  });
+
+  it("uses X-Real-IP only behind a trusted proxy that sends no X-Forwarded-For", () => {
+    process.env.XCLAW_TRUSTED_PROXIES = "1";
+    expect(clientIp({ ...peer("10.0.0.1"), "x-real-ip": "203.0.113.5" })).toBe("203.0.113.5");
+    delete process.env.XCLAW_TRUSTED_PROXIES;
+    expect(clientIp({ ...peer("10.0.0.1"), "x-real-ip": "203.0.113.5" })).toBe("10.0.0.1");
+  });
+
+  it("reads a refused or nonsensical XCLAW_TRUSTED_PROXIES as zero", () => {
+    for (const value of ["-1", "abc", "1.5"]) {
+      process.env.XCLAW_TRUSTED_PROXIES = value;
+      expect(clientIp({ ...peer("127.0.0.2"), "x-forwarded-for": "203.0.113.4" }), value).toBe("127.0.0.2");
+    }
   });
 });
+
 
 describe("session cookie", () => {
   it("reads a plain and a chunked next-auth cookie", () => {

@@ -21,14 +21,14 @@ export default async function SettingsPage() {
           <ProfileForm email={user.email} initialName={user.name} />
         </Section>
 
-        <Section id="password" title="Password" description="You will be signed out on every device, including this one.">
+        <Section id="password" title="Password" description="You will be signed out on every device, including this one, and your API tokens will stop working.">
           <PasswordForm passwordMinLength={getBehaviourConfig().auth.passwordMinLength} />
         </Section>
 
         <Section
           id="sessions"
           title="Sessions"
-          description="Signed in on a device you no longer use? End every session at once; you will need to sign in again here too."
+          description="Signed in on a device you no longer use? End every session and every API token at once; you will need to sign in again here too."
         >
           <SignOutEverywhere />
         </Section>
@@ -45,6 +45,7 @@ export default async function SettingsPage() {
               prefix: token.prefix,
               createdAt: token.createdAt.toISOString(),
               lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
+              active: token.active,
             }))}
           />
         </Section>

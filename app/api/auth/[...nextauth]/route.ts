@@ -1,9 +1,8 @@
-import NextAuth from "next-auth";
-import { nextAuthOptions } from "@/lib/auth/next-auth-options";
+import { handleNextAuth } from "@/lib/auth/next-auth-handler";
+import { route } from "@/lib/http/route";
 
-// next-auth builds its handler per request so configuration is read after start-up validation.
-async function handler(request: Request, context: { params: Promise<{ nextauth: string[] }> }) {
-  return NextAuth(request as never, context as never, nextAuthOptions()) as Promise<Response>;
-}
+// next-auth's routes (CSRF token, the sign-in form post, sign-out, session) behind the same body
+// limit, input checks, error format and no-store as every other API route.
+const handler = route<{ nextauth?: string[] }>((request, { params }) => handleNextAuth(request, params.nextauth ?? []));
 
 export { handler as GET, handler as POST };
