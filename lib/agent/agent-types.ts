@@ -78,7 +78,7 @@ export type TRunAgentOptions = {
   maxParallelTools: number;
   signal: AbortSignal;
   /** Who the tools act for, and how they may start a child run. */
-  toolContext: { userId: string; sessionId: string; startChildRun?: (request: TChildRunRequest) => Promise<TChildRunResult> };
+  toolContext: { userId: string; sessionId: string; allowedOrigins?: readonly string[]; startChildRun?: (request: TChildRunRequest) => Promise<TChildRunResult> };
   recorder: TAgentRecorder;
   /** Every event goes to each subscriber; a subscriber that throws is ignored, never the run's end. */
   subscribers: TAgentSubscriber[];

@@ -43,6 +43,7 @@ export function emitTo(options: Pick<TRunAgentOptions, "subscribers">, event: TA
 export function toolContextFor(options: TRunAgentOptions, step: TStepHandle | undefined, callId: string): TToolContext {
   return {
     ...options.toolContext,
+    allowedOrigins: options.toolContext.allowedOrigins ?? [],
     stepId: step?.id ?? "",
     signal: options.signal,
     progress: (progress) => {

@@ -13,7 +13,7 @@ import type { TSessionRef } from "./run-types";
  *   decision is never recorded without the run that acts on it.
  * Each returns undefined when the session is not in a state that allows it (the caller says why).
  */
-export type TClaim = { allowedTools: string[]; firstStep?: { id: string; seq: number } };
+export type TClaim = { allowedTools: string[]; allowedOrigins: string[]; firstStep?: { id: string; seq: number } };
 
 type TFirstStep = { type: "USER_INPUT" | "SYSTEM_NOTE"; name: string; input: unknown };
 
@@ -22,14 +22,14 @@ export async function claimIdleSession(options: { session: TSessionRef; runId: s
   const now = new Date();
   const rows = await withDatabaseRetry(
     "claim a session",
-    () => db().$queryRaw<{ id: string; seq: number; allowedTools: string[] }[]>`
+    () => db().$queryRaw<{ id: string; seq: number; allowedTools: string[]; allowedOrigins: string[] }[]>`
     WITH claimed AS (
       UPDATE "chat_sessions"
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
           "runId" = ${options.runId}::uuid, "stopRequestedAt" = NULL, "nextSeq" = "nextSeq" + 1, "updatedAt" = ${now},
           "title" = CASE WHEN "title" = 'New chat' AND ${options.title}::text IS NOT NULL THEN ${options.title}::text ELSE "title" END
       WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" IN ('INIT', 'SUCCESS', 'FAILED')
-      RETURNING "nextSeq" - 1 AS seq, "allowedTools"
+      RETURNING "nextSeq" - 1 AS seq, "allowedTools", "allowedOrigins"
     ), inserted AS (
       INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "startedAt", "endedAt")
       SELECT gen_random_uuid(), ${session.id}::uuid, ${session.userId}::uuid, claimed.seq, ${options.step.type}::"StepType", ${options.step.name},
@@ -37,10 +37,10 @@ export async function claimIdleSession(options: { session: TSessionRef; runId: s
       FROM claimed
       RETURNING "id", "seq"
     )
-    SELECT inserted."id", inserted."seq", claimed."allowedTools" FROM inserted, claimed`,
+    SELECT inserted."id", inserted."seq", claimed."allowedTools", claimed."allowedOrigins" FROM inserted, claimed`,
   );
   const row = rows[0];
-  return row ? { allowedTools: row.allowedTools, firstStep: { id: row.id, seq: row.seq } } : undefined;
+  return row ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, firstStep: { id: row.id, seq: row.seq } } : undefined;
 }
 
 /**
@@ -57,7 +57,7 @@ export async function claimPausedForMessage(options: {
   const now = new Date();
   const rows = await withDatabaseRetry(
     "claim a paused session for a message",
-    () => db().$queryRaw<{ id: string; seq: number; allowedTools: string[]; approvalId: string }[]>`
+    () => db().$queryRaw<{ id: string; seq: number; allowedTools: string[]; allowedOrigins: string[]; approvalId: string }[]>`
     WITH pending AS (
       SELECT "id" FROM "approvals" WHERE "sessionId" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PENDING' LIMIT 1
     ), claimed AS (
@@ -65,7 +65,7 @@ export async function claimPausedForMessage(options: {
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
           "runId" = ${options.runId}::uuid, "stopRequestedAt" = NULL, "nextSeq" = "nextSeq" + 1, "updatedAt" = ${now}
       WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PAUSED' AND EXISTS (SELECT 1 FROM pending)
-      RETURNING "nextSeq" - 1 AS seq, "allowedTools"
+      RETURNING "nextSeq" - 1 AS seq, "allowedTools", "allowedOrigins"
     ), denied AS (
       UPDATE "approvals" SET "status" = 'DENIED', "reason" = ${storableText(options.reason)}, "decidedAt" = ${now}, "updatedAt" = ${now}
       WHERE "id" = (SELECT "id" FROM pending) AND "status" = 'PENDING' AND EXISTS (SELECT 1 FROM claimed)
@@ -77,10 +77,10 @@ export async function claimPausedForMessage(options: {
       FROM claimed
       RETURNING "id", "seq"
     )
-    SELECT inserted."id", inserted."seq", claimed."allowedTools", denied."id" AS "approvalId" FROM inserted, claimed, denied`,
+    SELECT inserted."id", inserted."seq", claimed."allowedTools", claimed."allowedOrigins", denied."id" AS "approvalId" FROM inserted, claimed, denied`,
   );
   const row = rows[0];
-  return row ? { allowedTools: row.allowedTools, firstStep: { id: row.id, seq: row.seq }, approvalId: row.approvalId } : undefined;
+  return row ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, firstStep: { id: row.id, seq: row.seq }, approvalId: row.approvalId } : undefined;
 }
 
 /**
@@ -94,28 +94,32 @@ export async function claimPausedForDecision(options: {
   status: "APPROVED" | "DENIED" | "EXPIRED";
   reason: string | null;
   alwaysAllowTool: string | null;
+  /** "Always allow this site": the origin the approved action sends data to. */
+  alwaysAllowOrigin: string | null;
 }): Promise<TClaim | undefined> {
   const { session } = options;
   const now = new Date();
   const rows = await withDatabaseRetry(
     "decide an approval",
-    () => db().$queryRaw<{ allowedTools: string[] }[]>`
+    () => db().$queryRaw<{ allowedTools: string[]; allowedOrigins: string[] }[]>`
     WITH claimed AS (
       UPDATE "chat_sessions"
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
           "runId" = ${options.runId}::uuid, "stopRequestedAt" = NULL, "updatedAt" = ${now},
           "allowedTools" = CASE WHEN ${options.alwaysAllowTool}::text IS NOT NULL AND NOT (${options.alwaysAllowTool}::text = ANY("allowedTools"))
-                                THEN array_append("allowedTools", ${options.alwaysAllowTool}::text) ELSE "allowedTools" END
+                                THEN array_append("allowedTools", ${options.alwaysAllowTool}::text) ELSE "allowedTools" END,
+          "allowedOrigins" = CASE WHEN ${options.alwaysAllowOrigin}::text IS NOT NULL AND NOT (${options.alwaysAllowOrigin}::text = ANY("allowedOrigins"))
+                                THEN array_append("allowedOrigins", ${options.alwaysAllowOrigin}::text) ELSE "allowedOrigins" END
       WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PAUSED'
         AND EXISTS (SELECT 1 FROM "approvals" WHERE "id" = ${options.approvalId}::uuid AND "sessionId" = ${session.id}::uuid AND "status" = 'PENDING')
-      RETURNING "allowedTools"
+      RETURNING "allowedTools", "allowedOrigins"
     ), decided AS (
       UPDATE "approvals" SET "status" = ${options.status}::"ApprovalStatus", "reason" = ${options.reason === null ? null : storableText(options.reason)}, "decidedAt" = ${now}, "updatedAt" = ${now}
       WHERE "id" = ${options.approvalId}::uuid AND "status" = 'PENDING' AND EXISTS (SELECT 1 FROM claimed)
       RETURNING "id"
     )
-    SELECT claimed."allowedTools" FROM claimed, decided`,
+    SELECT claimed."allowedTools", claimed."allowedOrigins" FROM claimed, decided`,
   );
   const row = rows[0];
-  return row ? { allowedTools: row.allowedTools } : undefined;
+  return row ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins } : undefined;
 }

@@ -18,10 +18,24 @@ export const ZApprovalDecision = z.strictObject({
   reason: z.string().trim().max(2_000, "The reason is at most 2,000 characters.").optional(),
   /** "Always allow this tool in this session". */
   alwaysAllow: z.boolean().optional(),
+  /** "Always allow this site in this session": the site named on the card (never one from the client). */
+  alwaysAllowSite: z.boolean().optional(),
 });
 export type TApprovalDecision = z.infer<typeof ZApprovalDecision>;
 
 const EXPIRED_REASON = "the approval expired before anyone decided";
+
+/** The origin on the stored card, if it names a valid http(s) origin. */
+function originOfPreview(preview: unknown): string | undefined {
+  const origin = (preview as { origin?: unknown } | null)?.origin;
+  if (typeof origin !== "string") return undefined;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === origin ? origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function alreadyDecided(status: string): TMessageResult {
   return { kind: "reply", text: `This action was already ${status.toLowerCase()}; nothing changed.` };
@@ -46,6 +60,7 @@ export async function decideApproval(options: { userId: string; sessionId: strin
         reason: expired ? EXPIRED_REASON : options.reason,
         expired,
         alwaysAllowTool: options.alwaysAllow && decision === "approve" ? approval.toolName : undefined,
+        alwaysAllowOrigin: options.alwaysAllowSite && decision === "approve" ? originOfPreview(approval.preview) : undefined,
       },
       trigger: "web",
       providers: options.providers,

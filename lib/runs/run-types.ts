@@ -33,6 +33,8 @@ export type TRunInput =
       expired?: boolean;
       /** "Always allow this tool in this session", recorded with the decision. */
       alwaysAllowTool?: string;
+      /** "Always allow this site in this session": the origin the approved call sends data to. */
+      alwaysAllowOrigin?: string;
     };
 
 /** Limits one run works under; unset fields take the xclaw.yaml defaults. */

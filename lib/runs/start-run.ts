@@ -66,6 +66,7 @@ async function claimForInput(session: TSessionRef, input: TRunInput, runId: stri
       status: input.expired ? "EXPIRED" : input.decision === "approve" ? "APPROVED" : "DENIED",
       reason: input.reason ?? null,
       alwaysAllowTool: input.alwaysAllowTool ?? null,
+      alwaysAllowOrigin: input.alwaysAllowOrigin ?? null,
     });
     if (!claimed) throw new AppError("conflict", "This action was already decided, or the session is no longer waiting for it.");
     return claimed;
@@ -238,6 +239,7 @@ async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaime
     toolContext: {
       userId: session.userId,
       sessionId: session.id,
+      allowedOrigins: claim.allowedOrigins,
       startChildRun:
         depth < MAX_RUN_DEPTH
           ? (request) => runChild({ parent: session, depth, signal: run.controller.signal, providers: options.providers, tools, request })

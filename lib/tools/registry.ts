@@ -36,6 +36,11 @@ export type TToolContext = {
   sessionId: string;
   /** The TOOL_CALL step of this call; empty while previewing a call that has no step yet. */
   stepId: string;
+  /**
+   * Sites (origins) the session's owner allowed data to go to. Tools that send data elsewhere (the
+   * browser) must not do so without the call having been approved.
+   */
+  allowedOrigins?: readonly string[];
   signal: AbortSignal;
   /** Streams a progress update to this call's card (and to anyone following the run). */
   progress: (update: TToolProgress) => void;
@@ -45,8 +50,11 @@ export type TToolContext = {
 
 export type TToolResult = { content: TContentPart[]; isError?: boolean };
 
-/** What an approval card shows before the call runs. */
-export type TToolPreview = { title: string; command?: string; path?: string; diff?: string; detail?: string };
+/**
+ * What an approval card shows before the call runs. `origin`: the site the call would send data
+ * to; the card then offers "always allow this site in this chat".
+ */
+export type TToolPreview = { title: string; command?: string; path?: string; diff?: string; detail?: string; origin?: string };
 
 export type TTool<TInput = unknown> = {
   name: string;
