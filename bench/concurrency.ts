@@ -10,8 +10,7 @@
  */
 import { readFileSync, readdirSync } from "node:fs";
 import http from "node:http";
-import { startFakeLlm } from "../tests/fake-llm/server";
-import { benchDatabase, percentile, startApp } from "./support";
+import { benchConfig, benchDatabase, percentile, startApp, startFakeLlmProcess } from "./support";
 
 const sizes = process.argv.slice(2).map(Number).filter(Boolean);
 const levels = sizes.length ? sizes : [100, 200, 1000];
@@ -104,10 +103,20 @@ function chat(url: string, token: string, sessionId: string): Promise<TOutcome> 
   });
 }
 
-const fake = await startFakeLlm();
-fake.script(() => ({ text: "Here is a short answer to your question.", chunks: 4, delayMs: MODEL_WAIT_MS }));
+const fake = await startFakeLlmProcess();
+async function scriptModel(count: number) {
+  const reply = { text: "Here is a short answer to your question.", chunks: 4, delayMs: MODEL_WAIT_MS };
+  await fetch(`${fake.url}/_control/reset`, { method: "POST" });
+  await fetch(`${fake.url}/_control/script`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ replies: Array.from({ length: count }, () => reply) }) });
+}
+async function modelRequestTimes(): Promise<number[]> {
+  const { requests } = (await (await fetch(`${fake.url}/_control/requests`)).json()) as { requests: { receivedAt: number }[] };
+  return requests.map((request) => request.receivedAt);
+}
 const { name: database, env: databaseEnv, drop } = await benchDatabase();
-const app = await startApp({ ...databaseEnv, OPENAI_BASE_URL: fake.openaiBaseUrl, OPENAI_API_KEY: "bench", XCLAW_PROVIDERS: "openai" });
+// A hundred accounts from one address: the sign-up limit is for people, not for this benchmark.
+const config = await benchConfig([[["auth", "registrationRateLimit", "perIp", "maxAttempts"], 10_000]]);
+const app = await startApp({ ...databaseEnv, XCLAW_CONFIG: config, OPENAI_BASE_URL: fake.openaiBaseUrl, OPENAI_API_KEY: "bench", XCLAW_PROVIDERS: "openai" });
 try {
   const tokens: string[] = [];
   for (let index = 0; index < USERS; index++) tokens.push(await signUpWithToken(app.url, index));
@@ -123,12 +132,12 @@ try {
     const idleKb = treeRssKb(app.pid);
     let peakKb = idleKb;
     const sampler = setInterval(() => (peakKb = Math.max(peakKb, treeRssKb(app.pid))), 100);
+    await scriptModel(level);
     const burstStarted = Date.now();
-    const requestsBefore = fake.requests.length;
     const outcomes = await Promise.all(sessions.map((session) => chat(app.url, session.token, session.id)));
     clearInterval(sampler);
     // When each run's model call reached the model: the platform's share of the wait, without the client's.
-    const reached = fake.requests.slice(requestsBefore).map((request) => request.receivedAt - burstStarted);
+    const reached = (await modelRequestTimes()).map((receivedAt) => receivedAt - burstStarted);
     const finished = outcomes.filter((outcome) => outcome.status === "finished");
     const added = finished.map((outcome) => outcome.ttftMs! - MODEL_WAIT_MS);
     const failures = outcomes.filter((outcome) => outcome.status === "failed");
@@ -143,6 +152,6 @@ try {
   }
 } finally {
   await app.stop();
-  await fake.close();
+  await fake.stop();
   await drop();
 }

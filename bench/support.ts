@@ -98,3 +98,38 @@ export async function benchDatabase(): Promise<{ name: string; env: Record<strin
     },
   };
 }
+
+/** Starts bench/fake-llm-process.ts and returns its URL and a stop function. */
+export async function startFakeLlmProcess(): Promise<{ url: string; openaiBaseUrl: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/fake-llm-process.ts"], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffer = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const line = buffer.split("\n")[0];
+      if (buffer.includes("\n") && line) resolve(line.trim());
+    });
+    child.on("exit", (code) => reject(new Error(`the fake LLM exited with code ${code}`)));
+  });
+  return {
+    url,
+    openaiBaseUrl: `${url}/v1`,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.on("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** A copy of xclaw.yaml with some settings changed, for a benchmark's app; returns its path. */
+export async function benchConfig(changes: [string[], unknown][]): Promise<string> {
+  const { readFile, writeFile } = await import("node:fs/promises");
+  const { parseDocument } = await import("yaml");
+  const document = parseDocument(await readFile(path.join(root, "xclaw.yaml"), "utf8"));
+  for (const [keyPath, value] of changes) document.setIn(keyPath, value);
+  const file = path.join(await mkdtemp(path.join(os.tmpdir(), "xclaw-bench-config-")), "xclaw.yaml");
+  await writeFile(file, String(document));
+  return file;
+}

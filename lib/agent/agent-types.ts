@@ -83,6 +83,8 @@ export type TRunAgentOptions = {
   /** Every event goes to each subscriber; a subscriber that throws is ignored, never the run's end. */
   subscribers: TAgentSubscriber[];
   prepareStep?: TPrepareStep;
+  /** Receives the conversation as the model will see it next, when the run completes. */
+  onTranscript?: (messages: TMessage[]) => void;
   /** The approval policy; without one every call is allowed (tests of the bare loop). */
   authorize?: (call: TToolCall, tool: TTool | undefined) => TCallDecision;
   resume?: TResumeTurn;

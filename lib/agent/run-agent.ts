@@ -118,7 +118,10 @@ export async function runAgent(options: TRunAgentOptions): Promise<TAgentOutcome
     await recorder.modelCallFinished(step, { text, toolCalls, usage: turn.usage, provider: turn.provider, model: turn.model });
     emit({ type: "model-end", stepId: step.id, stepKey: step.key, provider: turn.provider, model: turn.model, usage: turn.usage });
     messages.push({ role: "assistant", text, toolCalls });
-    if (!toolCalls.length) return { status: "completed", text };
+    if (!toolCalls.length) {
+      options.onTranscript?.(messages);
+      return { status: "completed", text };
+    }
 
     const paused = await runToolPhase(options, messages, step, toolCalls);
     if (paused) return paused;
@@ -128,5 +131,6 @@ export async function runAgent(options: TRunAgentOptions): Promise<TAgentOutcome
     `Stopped after ${options.maxIterations} model calls without a final answer (the agent.maxIterations limit). Send another message to let the agent continue.`;
   await recorder.note(notice);
   emit({ type: "notice", text: notice, tone: "warning" });
+  options.onTranscript?.(messages);
   return { status: "max-iterations", text: notice };
 }

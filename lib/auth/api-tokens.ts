@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
+import { forgetAuth } from "./auth-cache";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 
@@ -67,4 +68,5 @@ export async function revokeApiToken(options: { userId: string; tokenId: string 
     ? await db().apiToken.deleteMany({ where: { id: parsed.data, userId: options.userId } })
     : { count: 0 };
   if (count === 0) throw new AppError("not_found", "No such token.");
+  forgetAuth(options.userId);
 }

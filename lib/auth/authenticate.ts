@@ -3,6 +3,7 @@ import type { User } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
 import { publicOrigin } from "@/lib/config/environment";
 import { hashApiToken, looksLikeApiToken } from "./api-tokens";
+import { cachedAuth, rememberAuth } from "./auth-cache";
 import { fromTheRight, trustedProxyCount } from "./client-ip";
 import { decodeSessionToken, readSessionCookie } from "./session-token";
 
@@ -26,11 +27,14 @@ type TTokenUserRow = User & { apiTokenId: string };
  */
 async function userFromApiToken(token: string): Promise<TAuthContext | undefined> {
   if (!looksLikeApiToken(token)) return undefined;
+  const tokenHash = hashApiToken(token);
+  const cached = cachedAuth(`token:${tokenHash}`);
+  if (cached) return { user: cached.user, via: "api-token", apiTokenId: cached.apiTokenId };
   const rows = await db().$queryRaw<TTokenUserRow[]>`
     WITH "match" AS (
       SELECT t."id", t."userId", t."lastUsedAt"
       FROM "api_tokens" t JOIN "users" u ON u."id" = t."userId"
-      WHERE t."tokenHash" = ${hashApiToken(token)} AND u."status" = 'ACTIVE' AND t."sessionVersion" = u."sessionVersion"
+      WHERE t."tokenHash" = ${tokenHash} AND u."status" = 'ACTIVE' AND t."sessionVersion" = u."sessionVersion"
     ), "touched" AS (
       UPDATE "api_tokens" SET "lastUsedAt" = now(), "updatedAt" = now()
       WHERE "id" IN (SELECT "id" FROM "match" WHERE "lastUsedAt" IS NULL OR "lastUsedAt" < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS}::int))
@@ -39,6 +43,7 @@ async function userFromApiToken(token: string): Promise<TAuthContext | undefined
   const row = rows[0];
   if (!row) return undefined;
   const { apiTokenId, ...user } = row;
+  rememberAuth(`token:${tokenHash}`, { user, apiTokenId });
   return { user, via: "api-token", apiTokenId };
 }
 
@@ -49,6 +54,9 @@ async function userFromApiToken(token: string): Promise<TAuthContext | undefined
  */
 export async function userFromSessionToken(token: string | undefined): Promise<User | undefined> {
   if (!token) return undefined;
+  // Decrypting the cookie costs more than the lookup; both are skipped for a cookie seen seconds ago.
+  const cached = cachedAuth(`cookie:${token}`);
+  if (cached) return cached.user;
   const claims = await decodeSessionToken(token);
   if (!claims) return undefined;
   const user = await db().user.findFirst({
@@ -59,6 +67,7 @@ export async function userFromSessionToken(token: string | undefined): Promise<U
       revokedSessions: { none: { sessionId: claims.sessionId } },
     },
   });
+  if (user) rememberAuth(`cookie:${token}`, { user });
   return user ?? undefined;
 }
 

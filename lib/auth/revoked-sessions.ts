@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { forgetAuth } from "./auth-cache";
 import type { TSessionClaims } from "./session-token";
 
 /**
@@ -7,6 +8,7 @@ import type { TSessionClaims } from "./session-token";
  * (lib/auth/authenticate.ts). A row matters only until the session would have expired anyway.
  */
 export async function revokeSession(claims: TSessionClaims): Promise<void> {
+  forgetAuth(claims.userId);
   // Signing out of an already expired session needs no row.
   if (claims.expiresAt.getTime() <= Date.now()) return;
   await db().revokedSession.createMany({

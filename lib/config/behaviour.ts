@@ -75,6 +75,20 @@ export const ZBehaviourConfig = z.strictObject({
       maxParallelTools: z.int().min(1).max(32).default(4),
     })
     .prefault({}),
+  database: z
+    .strictObject({
+      /**
+       * Connections per app process (DATABASE_POOL_MAX overrides it). The embedded database always
+       * uses one: PGlite has a single session.
+       */
+      poolMax: z.int().min(1).max(1_000).default(20),
+      /**
+       * How long a query may wait for a free connection before it fails. Runs never hold a
+       * connection while they wait for the model or a tool, so waiting beats failing.
+       */
+      connectionWaitSeconds: z.number().min(1).max(600).default(60),
+    })
+    .prefault({}),
   runs: z
     .strictObject({
       /**
@@ -87,6 +101,10 @@ export const ZBehaviourConfig = z.strictObject({
       leaseSeconds: z.number().min(1).max(600).default(15),
       /** How often the owner renews the lease (and reads a Stop from another process). */
       heartbeatSeconds: z.number().min(0.1).max(120).default(5),
+      /** Runs one app process executes at once; beyond it new runs are refused with 503 and Retry-After. */
+      maxConcurrent: z.int().min(1).max(100_000).default(1_000),
+      /** Runs one user has going at once (all processes); beyond it new runs are refused with 429 and Retry-After. */
+      maxConcurrentPerUser: z.int().min(1).max(10_000).default(10),
     })
     .prefault({})
     .refine((runs) => runs.heartbeatSeconds * 2 <= runs.leaseSeconds, { message: "runs.heartbeatSeconds must be at most half of runs.leaseSeconds" }),

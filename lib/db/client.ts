@@ -1,5 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
+import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { PrismaClient } from "./generated/client";
 
 /**
@@ -25,10 +26,14 @@ export function isEmbeddedDatabaseUrl(url: string): boolean {
 }
 
 function connect(url: string): TDatabase {
+  const settings = getBehaviourConfig().database;
+  const configured = Number(process.env.DATABASE_POOL_MAX) || settings.poolMax;
   const pool = new pg.Pool({
     connectionString: url,
-    max: isEmbeddedDatabaseUrl(url) ? 1 : Number(process.env.DATABASE_POOL_SIZE || 10),
-    connectionTimeoutMillis: 5_000,
+    max: isEmbeddedDatabaseUrl(url) ? 1 : configured,
+    // Waiting in pg-pool's queue for a busy pool is normal under load; failing after a few seconds
+    // used to crash runs (issue: "runs crash when the database pool is exhausted").
+    connectionTimeoutMillis: settings.connectionWaitSeconds * 1000,
     idleTimeoutMillis: 30_000,
   });
   // An idle client's connection error (database restarted) must not crash the process.

@@ -13,34 +13,76 @@ import type { TSessionRef } from "./run-types";
  *   decision is never recorded without the run that acts on it.
  * Each returns undefined when the session is not in a state that allows it (the caller says why).
  */
-export type TClaim = { allowedTools: string[]; allowedOrigins: string[]; firstStep?: { id: string; seq: number } };
+export type TClaim = {
+  allowedTools: string[];
+  allowedOrigins: string[];
+  firstStep?: { id: string; seq: number };
+  /** The run's first model step, written RUNNING in the claim (one round trip less to the first token). */
+  modelStep?: { id: string; seq: number };
+  /** The session's newest step before this run's first one (null for a new session). */
+  previousStepId?: string | null;
+};
 
 type TFirstStep = { type: "USER_INPUT" | "SYSTEM_NOTE"; name: string; input: unknown };
 
-export async function claimIdleSession(options: { session: TSessionRef; runId: string; title: string | null; step: TFirstStep }): Promise<TClaim | undefined> {
+/**
+ * Idle → RUNNING, the first step, and (with `withModelStep`) the first model call's step, all in one
+ * statement — refused when the owner already has `maxRunsPerUser` runs going in any process.
+ */
+export async function claimIdleSession(options: {
+  session: TSessionRef;
+  runId: string;
+  title: string | null;
+  step: TFirstStep;
+  withModelStep: boolean;
+  maxRunsPerUser: number;
+}): Promise<TClaim | undefined> {
   const { session } = options;
   const now = new Date();
+  const written = options.withModelStep ? 2 : 1;
   const rows = await withDatabaseRetry(
     "claim a session",
-    () => db().$queryRaw<{ id: string; seq: number; allowedTools: string[]; allowedOrigins: string[] }[]>`
+    () => db().$queryRaw<{ id: string; seq: number; modelStepId: string | null; previousStepId: string | null; allowedTools: string[]; allowedOrigins: string[] }[]>`
     WITH claimed AS (
       UPDATE "chat_sessions"
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
-          "runId" = ${options.runId}::uuid, "stopRequestedAt" = NULL, "nextSeq" = "nextSeq" + 1, "updatedAt" = ${now},
+          "runId" = ${options.runId}::uuid, "stopRequestedAt" = NULL, "nextSeq" = "nextSeq" + ${written}::int, "updatedAt" = ${now},
           "title" = CASE WHEN "title" = 'New chat' AND ${options.title}::text IS NOT NULL THEN ${options.title}::text ELSE "title" END
       WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" IN ('INIT', 'SUCCESS', 'FAILED')
-      RETURNING "nextSeq" - 1 AS seq, "allowedTools", "allowedOrigins"
+        AND (SELECT count(*) FROM "chat_sessions" r WHERE r."userId" = ${session.userId}::uuid AND r."status" = 'RUNNING') < ${options.maxRunsPerUser}::int
+      RETURNING "nextSeq" - ${written}::int AS seq, "allowedTools", "allowedOrigins"
     ), inserted AS (
       INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "startedAt", "endedAt")
       SELECT gen_random_uuid(), ${session.id}::uuid, ${session.userId}::uuid, claimed.seq, ${options.step.type}::"StepType", ${options.step.name},
-             'COMPLETED', ${storableJsonText(options.step.input)}::jsonb, ${now}, ${now}
+             'COMPLETED'::"StepStatus", ${storableJsonText(options.step.input)}::jsonb, ${now}::timestamp, ${now}::timestamp
       FROM claimed
+      UNION ALL
+      SELECT gen_random_uuid(), ${session.id}::uuid, ${session.userId}::uuid, claimed.seq + 1, 'MODEL_CALL'::"StepType", 'model',
+             'RUNNING'::"StepStatus", '{"iteration":1}'::jsonb, ${now}::timestamp, NULL::timestamp
+      FROM claimed WHERE ${options.withModelStep}::boolean
       RETURNING "id", "seq"
     )
-    SELECT inserted."id", inserted."seq", claimed."allowedTools", claimed."allowedOrigins" FROM inserted, claimed`,
+    SELECT (SELECT i."id" FROM inserted i WHERE i."seq" = claimed.seq) AS "id", claimed.seq,
+           (SELECT i."id" FROM inserted i WHERE i."seq" = claimed.seq + 1) AS "modelStepId",
+           (SELECT p."id" FROM "steps" p WHERE p."sessionId" = ${session.id}::uuid AND p."seq" = claimed.seq - 1) AS "previousStepId",
+           claimed."allowedTools", claimed."allowedOrigins"
+    FROM claimed`,
   );
   const row = rows[0];
-  return row ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, firstStep: { id: row.id, seq: row.seq } } : undefined;
+  if (!row) return undefined;
+  return {
+    allowedTools: row.allowedTools,
+    allowedOrigins: row.allowedOrigins,
+    firstStep: { id: row.id, seq: row.seq },
+    modelStep: row.modelStepId ? { id: row.modelStepId, seq: row.seq + 1 } : undefined,
+    previousStepId: row.previousStepId,
+  };
+}
+
+/** How many runs the user has going now (for the message that refuses one more). */
+export async function runningRunsOf(userId: string): Promise<number> {
+  const rows = await db().$queryRaw<{ count: number }[]>`SELECT count(*)::int AS count FROM "chat_sessions" WHERE "userId" = ${userId}::uuid AND "status" = 'RUNNING'`;
+  return rows[0]?.count ?? 0;
 }
 
 /**

@@ -12,6 +12,8 @@ export type TLocalRun = {
   userId: string;
   events: TRunEvent[];
   done: boolean;
+  /** Set while the run writes its end: the heartbeat no longer counts it as running. */
+  finishing: boolean;
   controller: AbortController;
   finished: Promise<TAgentOutcome>;
   /** Called on every publish: followers waiting for events, the event bus's replication. */
@@ -22,7 +24,7 @@ const globalRuns = globalThis as unknown as { xclawLocalRuns?: Map<string, TLoca
 const runsBySession = (globalRuns.xclawLocalRuns ??= new Map<string, TLocalRun>());
 
 export function createLocalRun(options: { id: string; sessionId: string; userId: string; controller: AbortController }): TLocalRun {
-  const run: TLocalRun = { ...options, events: [], done: false, finished: Promise.resolve({ status: "stopped", reason: "user" }), listeners: new Set() };
+  const run: TLocalRun = { ...options, events: [], done: false, finishing: false, finished: Promise.resolve({ status: "stopped", reason: "user" }), listeners: new Set() };
   runsBySession.set(options.sessionId, run);
   return run;
 }

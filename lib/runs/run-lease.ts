@@ -4,7 +4,7 @@ import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import type { ChatSession } from "@/lib/db/generated/client";
 import { recordStep } from "@/lib/sessions/steps";
-import { localRunOf, type TLocalRun } from "./local-runs";
+import { allLocalRuns, localRunOf } from "./local-runs";
 
 /**
  * Who runs a session, and whether they are still alive. The owning process renews a lease on the
@@ -25,23 +25,41 @@ export function leaseUntil(): Date {
   return new Date(Date.now() + leaseMs());
 }
 
-/** Renews the run's lease until stopped; aborts the run on a stop request or a lost lease. */
-export function startHeartbeat(run: TLocalRun): () => void {
-  const timer = setInterval(() => {
-    void db()
-      .$queryRaw<{ stopRequestedAt: Date | null }[]>`
-        UPDATE "chat_sessions" SET "leaseExpiresAt" = ${leaseUntil()}
-        WHERE "id" = ${run.sessionId}::uuid AND "runnerId" = ${RUNNER_ID} AND "runId" = ${run.id}::uuid
-        RETURNING "stopRequestedAt"`
-      .then((rows) => {
-        if (!rows.length) run.controller.abort(new RunStopped("leaseLost"));
-        else if (rows[0]!.stopRequestedAt) run.controller.abort(new RunStopped("user"));
-      })
-      // A missed beat is harmless: the lease outlasts several of them.
-      .catch(() => {});
+/**
+ * One heartbeat per process, not per run: a single statement renews the lease of every session
+ * this process runs and returns their stop flags. A run missing from the answer has lost its
+ * lease (another process marked it interrupted and may have resumed it) and is stopped.
+ */
+let heartbeat: NodeJS.Timeout | undefined;
+
+async function beat(): Promise<void> {
+  const runs = allLocalRuns().filter((run) => !run.finishing);
+  if (!runs.length) {
+    clearInterval(heartbeat);
+    heartbeat = undefined;
+    return;
+  }
+  const rows = await db().$queryRaw<{ runId: string | null; stopRequestedAt: Date | null }[]>`
+    UPDATE "chat_sessions" SET "leaseExpiresAt" = ${leaseUntil()}
+    WHERE "runnerId" = ${RUNNER_ID} AND "status" = 'RUNNING'
+    RETURNING "runId", "stopRequestedAt"`;
+  const byRun = new Map(rows.map((row) => [row.runId, row]));
+  for (const run of runs) {
+    const row = byRun.get(run.id);
+    if (!row) {
+      if (!run.finishing) run.controller.abort(new RunStopped("leaseLost"));
+    } else if (row.stopRequestedAt) run.controller.abort(new RunStopped("user"));
+  }
+}
+
+/** Makes sure the process's heartbeat runs while it has runs; it stops itself when none are left. */
+export function ensureHeartbeat(): void {
+  if (heartbeat) return;
+  heartbeat = setInterval(() => {
+    // A missed beat is harmless: the lease outlasts several of them.
+    beat().catch(() => {});
   }, getBehaviourConfig().runs.heartbeatSeconds * 1000);
-  timer.unref?.();
-  return () => clearInterval(timer);
+  heartbeat.unref?.();
 }
 
 export function isLeaseFresh(session: Pick<ChatSession, "leaseExpiresAt" | "runnerId">): boolean {
@@ -79,9 +97,4 @@ export async function markInterruptedIfStale(session: ChatSession): Promise<Chat
     input: { text: "This run was interrupted (the server stopped). Press Resume to continue; interrupted tool calls will not be re-run.", tone: "warning" },
   });
   return db().chatSession.findUniqueOrThrow({ where: { id: session.id } });
-}
-
-/** The local run of a session, if this process runs it. */
-export function runningHere(sessionId: string): TLocalRun | undefined {
-  return localRunOf(sessionId);
 }

@@ -12,17 +12,18 @@ import { withDatabaseRetry } from "@/lib/db/retry";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import { configuredProviders, retryPolicy } from "@/lib/providers/registry";
-import type { TProvider } from "@/lib/providers/types";
+import type { TMessage, TProvider } from "@/lib/providers/types";
 import { buildHistory } from "@/lib/sessions/model-history";
 import { createSession, stepKey } from "@/lib/sessions/sessions";
 import { decodeStep } from "@/lib/sessions/step-codecs";
 import { listSteps, recordStep } from "@/lib/sessions/steps";
 import type { TChildRunRequest, TChildRunResult, ToolRegistry } from "@/lib/tools/registry";
-import { claimIdleSession, claimPausedForDecision, claimPausedForMessage, type TClaim } from "./claim-session";
+import { claimIdleSession, claimPausedForDecision, claimPausedForMessage, runningRunsOf, type TClaim } from "./claim-session";
 import { runEventBus } from "./event-bus";
-import { createLocalRun, endLocalRun, followLocalRun, localRunOf, publishLocal, type TLocalRun } from "./local-runs";
-import { markInterruptedIfStale, startHeartbeat } from "./run-lease";
-import { createRunRecorder } from "./run-recorder";
+import { recallHistory, rememberHistory } from "./history-cache";
+import { createLocalRun, endLocalRun, followLocalRun, localRunCount, localRunOf, publishLocal, type TLocalRun } from "./local-runs";
+import { ensureHeartbeat, markInterruptedIfStale } from "./run-lease";
+import { createRunRecorder, type TRunRecorder } from "./run-recorder";
 import type { TRunEvent, TRunInput, TSessionRef, TStartRunOptions } from "./run-types";
 
 /**
@@ -71,6 +72,7 @@ async function claimForInput(session: TSessionRef, input: TRunInput, runId: stri
     if (!claimed) throw new AppError("conflict", "This action was already decided, or the session is no longer waiting for it.");
     return claimed;
   }
+  const maxRunsPerUser = getBehaviourConfig().runs.maxConcurrentPerUser;
   claimed = await claimIdleSession({
     session,
     runId,
@@ -79,10 +81,19 @@ async function claimForInput(session: TSessionRef, input: TRunInput, runId: stri
       input.kind === "resume"
         ? { type: "SYSTEM_NOTE", name: "resume", input: { text: RESUME_INSTRUCTION, forModel: true, tone: "info" } }
         : { type: "USER_INPUT", name: input.kind === "prompt" ? "prompt" : "user", input: { text: input.text } },
+    withModelStep: input.kind !== "resume",
+    maxRunsPerUser,
   });
   if (claimed) return claimed;
   const current = await db().chatSession.findFirst({ where: { id: session.id, userId: session.userId } });
   if (!current) throw new AppError("not_found", "No such session.");
+  if (current.status !== "RUNNING" && current.status !== "PAUSED") {
+    // The session was free, so the owner's limit of runs at once refused it.
+    const running = await runningRunsOf(session.userId);
+    throw new AppError("rate_limited", `You have ${running} runs going at once, the most allowed (runs.maxConcurrentPerUser = ${maxRunsPerUser}). Wait for one to finish, then try again.`, {
+      headers: { "retry-after": "5" },
+    });
+  }
   if (current.status === "PAUSED" && input.kind === "message") {
     const reason = "The user did not decide on this call and sent a new message instead.";
     const paused = await claimPausedForMessage({ session, runId, text: input.text, reason });
@@ -162,6 +173,11 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
   const { session, input } = options;
   const providers = requireProviders(options.providers ?? configuredProviders());
   if ((options.depth ?? 0) > MAX_RUN_DEPTH) throw new AppError("conflict", `Sub-agents may nest at most ${MAX_RUN_DEPTH} levels deep.`);
+  const { maxConcurrent } = getBehaviourConfig().runs;
+  // Refused before anything is written: a run either starts and finishes, or never starts.
+  if (localRunCount() >= maxConcurrent) {
+    throw new AppError("unavailable", `The server is running as many conversations as it can (${maxConcurrent}). Try again in a few seconds.`, { headers: { "retry-after": "5" } });
+  }
   const runId = randomUUID();
   const claim = await claimForInput(session, input, runId);
 
@@ -170,27 +186,29 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
   const bus = runEventBus();
   bus.attach(run);
   publishLocal(run, { type: "run-start", runId, sessionId: session.id, userStep: input.kind === "message" && claim.firstStep ? stepKey(claim.firstStep.seq) : undefined });
-  const stopHeartbeat = startHeartbeat(run);
+  ensureHeartbeat();
   const timeout = options.limits?.timeoutMs ? setTimeout(() => controller.abort(new RunStopped("timeout")), options.limits.timeoutMs) : undefined;
   timeout?.unref?.();
   const onParentAbort = () => controller.abort(options.parentSignal?.reason instanceof RunStopped ? options.parentSignal.reason : new RunStopped("user"));
   if (options.parentSignal?.aborted) onParentAbort();
   else options.parentSignal?.addEventListener("abort", onParentAbort, { once: true });
+  const recorder = createRunRecorder(session, { prewrittenModelStep: claim.modelStep });
 
   run.finished = (async (): Promise<TAgentOutcome> => {
     let outcome: TAgentOutcome;
     try {
-      outcome = await execute(options, run, claim, providers);
+      outcome = await execute(options, run, claim, providers, recorder);
     } catch (error) {
       log.error("run crashed", { sessionId: session.id, error });
       outcome = { status: "failed", error: error instanceof AppError ? error.message : "The run failed unexpectedly. Try again; if it keeps happening, tell an administrator." };
     }
-    stopHeartbeat();
+    run.finishing = true;
     clearTimeout(timeout);
     options.parentSignal?.removeEventListener("abort", onParentAbort);
     // Another process took this session over: its state is no longer ours to write.
     if (!(outcome.status === "stopped" && outcome.reason === "leaseLost")) {
       try {
+        await recorder.closeUnusedModelStep(outcome.status === "stopped" ? STOP_REASONS[outcome.reason] : outcome.status === "failed" ? outcome.error : "not called");
         const note = outcome.status === "stopped" ? STOP_NOTES[outcome.reason] : undefined;
         if (note) await recordStep({ sessionId: session.id, userId: session.userId, type: "SYSTEM_NOTE", name: "stop", status: "COMPLETED", input: { text: note, tone: "warning" } });
         await withDatabaseRetry("record the end of a run", () =>
@@ -210,19 +228,41 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
   return { runId, sessionId: session.id, follow: (signal) => followLocalRun(run, signal) };
 }
 
-async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaimed, providers: TProvider[]): Promise<TAgentOutcome> {
+/**
+ * The conversation so far, as the model will see it. A new session's is just the message; after
+ * a run that completed here, the remembered transcript plus the message; otherwise it is read from
+ * the steps.
+ */
+async function historyFor(session: TSessionRef, input: TRunInput, claim: TClaimed): Promise<TMessage[]> {
+  if ((input.kind === "message" || input.kind === "prompt") && !claim.deniedForMessage && claim.previousStepId !== undefined) {
+    const message: TMessage = { role: "user", content: [{ type: "text", text: input.text }] };
+    if (claim.previousStepId === null) return [message];
+    const remembered = recallHistory(session.id, { userId: session.userId, previousStepId: claim.previousStepId });
+    if (remembered) return [...remembered, message];
+  }
+  return buildHistory(await listSteps({ sessionId: session.id, userId: session.userId }));
+}
+
+async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaimed, providers: TProvider[], recorder: TRunRecorder): Promise<TAgentOutcome> {
   const { session, input } = options;
   const config = getBehaviourConfig();
   const limits = options.limits ?? {};
   let tools: ToolRegistry = options.tools ?? runTools({ userId: session.userId, sessionId: session.id }, config);
   if (limits.allowedTools) tools = tools.only(limits.allowedTools);
-  let steps = await listSteps({ sessionId: session.id, userId: session.userId });
   if (claim.deniedForMessage) {
-    await closeTurnForMessage(run, session, await resumeTurnFor(claim.deniedForMessage, "deny", undefined, steps));
-    steps = await listSteps({ sessionId: session.id, userId: session.userId });
+    await closeTurnForMessage(run, session, await resumeTurnFor(claim.deniedForMessage, "deny", undefined, await listSteps({ sessionId: session.id, userId: session.userId })));
   }
-  const resume = input.kind === "approval" ? await resumeTurnFor(input.approvalId, input.decision, input.reason, steps) : undefined;
-  const openCallIds = resume ? new Set(resume.toolCalls.filter((call) => !resume.finishedCallIds.has(call.id)).map((call) => call.id)) : undefined;
+  let history: TMessage[];
+  let resume: TResumeTurn | undefined;
+  if (input.kind === "approval") {
+    const steps = await listSteps({ sessionId: session.id, userId: session.userId });
+    const turn = await resumeTurnFor(input.approvalId, input.decision, input.reason, steps);
+    const openCallIds = new Set(turn.toolCalls.filter((call) => !turn.finishedCallIds.has(call.id)).map((call) => call.id));
+    history = buildHistory(steps, { openCallIds });
+    resume = turn;
+  } else {
+    history = await historyFor(session, input, claim);
+  }
   const instructions = [config.agent.instructions, limits.instructions].filter((text) => text?.trim()).join("\n\n");
   const trigger = options.trigger ?? "web";
   const depth = options.depth ?? 0;
@@ -231,7 +271,7 @@ async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaime
     retryPolicy: retryPolicy(config),
     tools,
     system: buildSystemPrompt({ tools, instructions }),
-    history: buildHistory(steps, { openCallIds }),
+    history,
     maxIterations: limits.maxIterations ?? config.agent.maxIterations,
     iterationLimitNotice: limits.iterationLimitNotice,
     maxParallelTools: config.agent.maxParallelTools,
@@ -245,9 +285,13 @@ async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaime
           ? (request) => runChild({ parent: session, depth, signal: run.controller.signal, providers: options.providers, tools, request })
           : undefined,
     },
-    recorder: createRunRecorder(session),
+    recorder,
     subscribers: [(event) => publishLocal(run, event), ...(options.subscribers ?? [])],
     prepareStep: options.prepareStep,
+    onTranscript: (messages) => {
+      const lastStepId = recorder.lastStepId();
+      if (lastStepId) rememberHistory(session.id, { userId: session.userId, lastStepId, messages });
+    },
     authorize: authorizer(config, claim.allowedTools, limits.approvals ?? "ask", trigger),
     resume,
   });

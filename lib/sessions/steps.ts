@@ -111,6 +111,38 @@ export async function finishStep(stepId: string, result: TFinishStep): Promise<v
   }
 }
 
+/**
+ * Completes a model call's step and remembers the provider and model on the session, in one
+ * statement (this runs once per model call of every run).
+ */
+export async function finishModelStep(options: {
+  stepId: string;
+  sessionId: string;
+  output: Prisma.InputJsonValue;
+  inputTokens: number;
+  outputTokens: number;
+  provider: string;
+  model: string;
+}): Promise<void> {
+  const endedAt = new Date();
+  try {
+    await withDatabaseRetry(
+      "finish a model step",
+      () => db().$executeRaw`
+      WITH finished AS (
+        UPDATE "steps" SET "status" = 'COMPLETED', "output" = ${storableJsonText(options.output)}::jsonb, "inputTokens" = ${options.inputTokens}::int,
+               "outputTokens" = ${options.outputTokens}::int, "provider" = ${options.provider}, "model" = ${options.model}, "endedAt" = ${endedAt}
+        WHERE "id" = ${options.stepId}::uuid RETURNING "sessionId"
+      )
+      UPDATE "chat_sessions" SET "lastProvider" = ${options.provider}, "lastModel" = ${options.model}
+      WHERE "id" = (SELECT "sessionId" FROM finished) AND ("lastProvider" IS DISTINCT FROM ${options.provider} OR "lastModel" IS DISTINCT FROM ${options.model})`,
+    );
+  } catch (error) {
+    log.error("could not store a model step's result", { stepId: options.stepId, error });
+    await finishStep(options.stepId, { status: "FAILED", error: "The result of this step could not be stored." });
+  }
+}
+
 export async function listSteps(options: { sessionId: string; userId: string }): Promise<Step[]> {
   return db().step.findMany({ where: { sessionId: options.sessionId, userId: options.userId }, orderBy: { seq: "asc" } });
 }

@@ -4,6 +4,7 @@ import { db } from "@/lib/db/client";
 import type { User } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
 import { hashPassword, MAX_PASSWORD_LENGTH, passwordWeakness, verifyPassword } from "@/lib/auth/password";
+import { forgetAuth } from "@/lib/auth/auth-cache";
 import { assertNotRateLimited, clearRateLimit, recordFailure } from "@/lib/auth/rate-limit";
 import { isRegistrationOpen } from "@/lib/settings/registration";
 
@@ -85,6 +86,7 @@ export const ZUpdateProfile = z.strictObject({ name: ZName });
 
 export async function updateProfile(options: { userId: string; name: string | null }): Promise<TPublicUser> {
   const user = await db().user.update({ where: { id: options.userId }, data: { name: options.name } });
+  forgetAuth(user.id);
   return toPublicUser(user);
 }
 
@@ -115,12 +117,14 @@ export async function changePassword(options: { userId: string; currentPassword:
     where: { id: user.id },
     data: { passwordHash: await hashPassword(options.newPassword), sessionVersion: { increment: 1 } },
   });
+  forgetAuth(user.id);
   await clearRateLimit(key);
 }
 
 /** Ends every browser session and every API token of the account (they share the sessionVersion). */
 export async function signOutEverywhere(options: { userId: string }): Promise<void> {
   await db().user.update({ where: { id: options.userId }, data: { sessionVersion: { increment: 1 } } });
+  forgetAuth(options.userId);
 }
 
 function toAdminUserRow(user: User): TAdminUserRow {
@@ -177,5 +181,6 @@ export async function adminUpdateUser(options: { actorId: string; userId: string
       },
     });
   });
+  forgetAuth(updated.id);
   return toAdminUserRow(updated);
 }

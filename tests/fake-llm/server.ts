@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { setMaxListeners } from "node:events";
 import { setTimeout as sleepFor } from "node:timers/promises";
 import { anthropicErrorBody, anthropicMessageBody, anthropicStreamEvents } from "./anthropic-responses";
 import { embeddingsResponse } from "./embeddings";
@@ -18,6 +19,8 @@ export async function startFakeLlm(options: { port?: number } = {}): Promise<TFa
   const sockets = new Set<Socket>();
   // Aborted by close() so that replies sleeping in delayMs/chunkDelayMs wake up and give up at once.
   const lifetime = new AbortController();
+  // Every sleeping reply listens to it; hundreds at once are expected in load benchmarks.
+  setMaxListeners(0, lifetime.signal);
   const requests: TRecordedRequest[] = [];
   let script: TFakeScript = [];
   let scriptedRequestCount = 0;

@@ -5,6 +5,7 @@ import { GET as me, PATCH as updateMe } from "@/app/api/me/route";
 import { POST as signOutEverywhere } from "@/app/api/me/sign-out-everywhere/route";
 import { POST as changePassword } from "@/app/api/me/password/route";
 import { GET as listTokens } from "@/app/api/tokens/route";
+import { forgetAuth } from "@/lib/auth/auth-cache";
 import { authenticate } from "@/lib/auth/authenticate";
 import { verifyPassword } from "@/lib/auth/password";
 import { pruneRevokedSessions, revokeSession } from "@/lib/auth/revoked-sessions";
@@ -181,16 +182,30 @@ describe("authentication of API routes", () => {
     });
     try {
       for (const credentials of [{ cookie }, { bearer: token }]) {
+        const request = () =>
+          new Request("http://localhost:3000/api/me", { headers: credentials.cookie ? { cookie: credentials.cookie } : { authorization: `Bearer ${credentials.bearer}` } });
+        forgetAuth();
         statements.length = 0;
-        const auth = await authenticate(new Request("http://localhost:3000/api/me", {
-          headers: credentials.cookie ? { cookie: credentials.cookie } : { authorization: `Bearer ${credentials.bearer}` },
-        }));
+        const auth = await authenticate(request());
         expect(auth?.user.email, JSON.stringify(credentials)).toBeDefined();
         expect(statements, JSON.stringify(credentials)).toHaveLength(1);
+        // Seen seconds ago: no round trip at all.
+        statements.length = 0;
+        expect((await authenticate(request()))?.user.id).toBe(auth?.user.id);
+        expect(statements, JSON.stringify(credentials)).toHaveLength(0);
       }
     } finally {
       spy.mockRestore();
     }
+  });
+
+  it("forgets remembered credentials at once when access ends in this process", async () => {
+    const { cookie, token } = await createUser();
+    expect((await call(me, "/api/me", { bearer: token })).status).toBe(200);
+    expect((await call(me, "/api/me", { cookie })).status).toBe(200);
+    expect((await call(signOutEverywhere, "/api/me/sign-out-everywhere", { cookie, body: {} })).status).toBeLessThan(300);
+    expect((await call(me, "/api/me", { bearer: token })).status).toBe(401);
+    expect((await call(me, "/api/me", { cookie })).status).toBe(401);
   });
 
   it("keeps revoked-session rows only until the session would have expired", async () => {

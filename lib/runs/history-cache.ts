@@ -1,0 +1,48 @@
+import type { TMessage } from "@/lib/providers/types";
+
+/**
+ * The conversation as the model saw it when a session's last run completed, kept so the next
+ * message does not have to read and decode every step again (one query less on the way to the
+ * first token). An entry is used only when the session's newest step before the new message is
+ * exactly the last step that run wrote — any other write in between (a command, a rollback, a run
+ * in another process) makes the ids differ, and the history is read from the database instead.
+ */
+const MAX_SESSIONS = 1_000;
+const TTL_MS = 15 * 60_000;
+/** Long conversations are re-read instead of held: the cache must stay small. */
+const MAX_CHARACTERS = 200_000;
+
+type TEntry = { userId: string; lastStepId: string; messages: TMessage[]; expires: number };
+
+const globalCache = globalThis as unknown as { xclawHistoryCache?: Map<string, TEntry> };
+const entries = (globalCache.xclawHistoryCache ??= new Map<string, TEntry>());
+
+function size(messages: TMessage[]): number {
+  let total = 0;
+  for (const message of messages) {
+    if (message.role === "assistant") total += message.text.length + message.toolCalls.length * 200;
+    else for (const part of message.content) total += part.type === "text" ? part.text.length : part.data.length;
+    if (total > MAX_CHARACTERS) break;
+  }
+  return total;
+}
+
+export function rememberHistory(sessionId: string, entry: { userId: string; lastStepId: string; messages: TMessage[] }): void {
+  entries.delete(sessionId);
+  if (size(entry.messages) > MAX_CHARACTERS) return;
+  if (entries.size >= MAX_SESSIONS) entries.delete(entries.keys().next().value!);
+  entries.set(sessionId, { ...entry, messages: [...entry.messages], expires: Date.now() + TTL_MS });
+}
+
+/** The remembered history, if it is still exactly the session's history up to `previousStepId`. */
+export function recallHistory(sessionId: string, check: { userId: string; previousStepId: string | null }): TMessage[] | undefined {
+  const entry = entries.get(sessionId);
+  if (!entry) return undefined;
+  entries.delete(sessionId);
+  if (entry.expires < Date.now() || entry.userId !== check.userId || entry.lastStepId !== check.previousStepId) return undefined;
+  return entry.messages;
+}
+
+export function forgetHistory(sessionId: string): void {
+  entries.delete(sessionId);
+}
