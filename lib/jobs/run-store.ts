@@ -388,13 +388,15 @@ export async function finishExecution(owner: string, runId: string, outcome: TRu
         "endedAt" = CASE WHEN ${final} OR "cancelRequested" THEN ${NOW} ELSE NULL END,
         "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "updatedAt" = ${NOW}
       WHERE "id" = ${runId}::uuid AND "leaseOwner" = ${owner} AND "status" = 'RUNNING'
-      RETURNING "parentRunId", "status"
+      RETURNING "parentRunId", "status", ("concurrencyKey" IS NOT NULL OR "singletonKey" IS NOT NULL) AS "keyed"
     ), woke AS (
       UPDATE "job_runs" p SET "runAt" = ${NOW}, "updatedAt" = ${NOW}
       FROM done WHERE p."id" = done."parentRunId" AND done."status" IN ('COMPLETED', 'FAILED', 'CANCELLED') AND p."status" = 'SLEEPING'
       RETURNING p."id"
     ), sent AS (
-      SELECT pg_notify(${JOBS_CHANNEL}, 'work') FROM woke LIMIT 1
+      -- A woken parent, or a freed concurrency/singleton slot that runs in other processes may be
+      -- waiting for: tell every runner, not only this one.
+      SELECT pg_notify(${JOBS_CHANNEL}, 'work') FROM (SELECT 1 FROM woke UNION ALL SELECT 1 FROM done WHERE done."keyed") AS due LIMIT 1
     )
     SELECT (SELECT count(*)::int FROM done) AS "done", (SELECT count(*)::int FROM woke) + (SELECT count(*)::int * 0 FROM sent) AS "woke"`;
   const row = rows[0] ?? { done: 0, woke: 0 };

@@ -18,7 +18,7 @@ export type TFixtureServer = {
   release(key: string): void;
   /** The most spans with this key that were open at once. */
   maxOverlap(key: string): number;
-  spans(key: string): { phase: "start" | "end"; id: string }[];
+  spans(key: string): { phase: "start" | "end"; id: string; worker: number }[];
   close(): Promise<void>;
 };
 
@@ -30,7 +30,7 @@ async function readBody(request: IncomingMessage): Promise<Record<string, unknow
 
 export async function startFixtureServer(): Promise<TFixtureServer> {
   const counts = new Map<string, number>();
-  const spans = new Map<string, { phase: "start" | "end"; id: string }[]>();
+  const spans = new Map<string, { phase: "start" | "end"; id: string; worker: number }[]>();
   const blockWaiters = new Map<string, () => void>();
   const blockArrived = new Map<string, Promise<void>>();
   const released = new Set<string>();
@@ -53,7 +53,7 @@ export async function startFixtureServer(): Promise<TFixtureServer> {
       return reply({ count: counts.get(key) });
     }
     if (request.url === "/span") {
-      spans.set(key, [...(spans.get(key) ?? []), { phase: body.phase as "start" | "end", id: String(body.id ?? "") }]);
+      spans.set(key, [...(spans.get(key) ?? []), { phase: body.phase as "start" | "end", id: String(body.id ?? ""), worker: Number(body.worker) }]);
       return reply({ ok: true });
     }
     if (request.url === "/block") {

@@ -21,9 +21,9 @@ export async function hit(key: string): Promise<number> {
 /** Work that takes `ms`, reported as a span so overlaps can be counted. Ignores cancellation on
  *  purpose: a cancelled singleton must still not overlap with its replacement. */
 async function span(key: string, id: string, ms: number): Promise<void> {
-  await post("/span", { key, id, phase: "start" });
+  await post("/span", { key, id, phase: "start", worker: process.pid });
   await new Promise((resolve) => setTimeout(resolve, ms));
-  await post("/span", { key, id, phase: "end" });
+  await post("/span", { key, id, phase: "end", worker: process.pid });
 }
 
 const ZKey = z.strictObject({ key: z.string() });
