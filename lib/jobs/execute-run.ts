@@ -238,6 +238,8 @@ export class RunExecution {
    * top; on the last attempt the failure is stored and thrown into the handler, which may catch it.
    */
   private async stepFailed(stepId: string, kind: TStepWrite["kind"], error: unknown, startedAt: Date): Promise<typeof STOP> {
+    // A step that fails because the run is being cancelled or released failed for that reason only.
+    if (this.stopping) return STOP;
     const nonRetriable = error instanceof NonRetriableError || isAppError(error);
     const message = describeThrown(error);
     if (!nonRetriable && this.run.attempt + 1 < this.run.maxAttempts) {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { enqueueJobEvents } from "@/lib/jobs/enqueue";
 import { toInngestFunction } from "@/lib/jobs/inngest-adapter";
+import { inngestLogger } from "@/lib/jobs/inngest-client";
 import { createJobRegistry } from "@/lib/jobs/job-registry";
 import type { TJobRunner } from "@/lib/jobs/job-runner";
 import { startFixtureServer, type TFixtureServer } from "../support/jobs-fixture-server";
@@ -34,7 +35,7 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-const inngest = new Inngest({ id: "xclaw-test", isDev: true });
+const inngest = new Inngest({ id: "xclaw-test", isDev: true, logger: inngestLogger() });
 function onInngest(job: Parameters<typeof toInngestFunction>[1]) {
   return new InngestTestEngine({ function: toInngestFunction(inngest, job, { registry, maxStepOutputBytes: 512 * 1024 }) });
 }

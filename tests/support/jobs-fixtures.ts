@@ -93,6 +93,23 @@ export const oversizedJob = defineJob({ id: "test.oversized", trigger: { event: 
   return step.run("huge", () => "x".repeat(2 * 1024 * 1024));
 });
 
+/** Not in fixtureJobs: the runner does not know it (like a job removed in a newer app version). */
+export const retiredJob = defineJob({ id: "test.retired", trigger: { event: "test/retired" }, schema: ZKey }, async () => "never runs");
+
+export const invokesUnknownJob = defineJob({ id: "test.invokes-unknown", trigger: { event: "test/invokes-unknown" }, schema: ZKey }, async ({ event, step }) =>
+  step.invoke("call", { job: retiredJob, data: { key: event.data.key } }),
+);
+
+export const failsOnceJob = defineJob({ id: "test.fails-once", trigger: { event: "test/fails-once" }, schema: ZKey, retries: 0 }, async ({ event, step }) => {
+  const before = await step.run("before", () => hit(`${event.data.key}:before`));
+  const maybe = await step.run("maybe", async () => {
+    const count = await hit(`${event.data.key}:maybe`);
+    if (count < 2) throw new Error("not this time");
+    return count;
+  });
+  return { before, maybe };
+});
+
 // --- concurrency, singletons, crashes --------------------------------------------------------
 
 export const limitedJob = defineJob(
@@ -151,6 +168,8 @@ export const fixtureJobs = [
   throwsStringJob,
   unserialisableJob,
   oversizedJob,
+  invokesUnknownJob,
+  failsOnceJob,
   limitedJob,
   singletonJob,
   onceJob,
