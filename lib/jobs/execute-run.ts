@@ -10,7 +10,6 @@ import {
   enqueueEventsInTransaction,
   finishExecution,
   insertRuns,
-  loadSteps,
   newRunId,
   readRunResult,
   saveStep,
@@ -155,7 +154,7 @@ export class RunExecution {
     if (run.attempt >= run.maxAttempts) {
       return { kind: "failed", error: `Gave up after ${run.maxAttempts} attempt(s): the process running it stopped answering (crash or kill) on the last one.` };
     }
-    for (const step of await loadSteps(run.id)) this.steps.set(step.stepId, step);
+    for (const step of run.steps) this.steps.set(step.stepId, step);
     const handler = (async () =>
       job.handler({
         event: { id: run.eventId, name: run.eventName, data: run.data },

@@ -76,6 +76,7 @@ class JobRunner implements TJobRunner {
   private readonly executions = new Map<string, { execution: RunExecution; done: Promise<void> }>();
   private state: "new" | "running" | "stopping" | "stopped" = "new";
   private wakePending = false;
+  private keyedFirst = false;
   private wakeWaiter: (() => void) | undefined;
   private loopDone: Promise<void> = Promise.resolve();
   private heartbeatTimer: NodeJS.Timeout | undefined;
@@ -157,7 +158,9 @@ class JobRunner implements TJobRunner {
       let claimed = 0;
       if (free > 0) {
         try {
-          const runs = await claimRuns(this.id, free, this.settings.leaseMs);
+          const { runs, keyedCrowdedOut } = await claimRuns(this.id, free, this.settings.leaseMs, { keyedFirst: this.keyedFirst });
+          // Runs with keys were due but all slots went to others: serve them first next time.
+          this.keyedFirst = keyedCrowdedOut;
           failures = 0;
           claimed = runs.length;
           for (const run of runs) {

@@ -80,35 +80,47 @@ export type TEnqueueResult = {
   cancelRequested: string[];
 };
 
+function runRows(runs: readonly TNewRun[]): string {
+  return JSON.stringify(
+    runs.map((run) => ({
+      id: run.id,
+      jobId: run.jobId,
+      trigger: run.trigger,
+      eventName: run.eventName,
+      eventId: run.eventId,
+      data: run.data ?? {},
+      maxAttempts: run.maxAttempts,
+      concurrencyKey: run.concurrencyKey ?? null,
+      concurrencyLimit: run.concurrencyLimit ?? null,
+      singletonKey: run.singletonKey ?? null,
+      startTimeoutMs: run.startTimeoutMs ?? null,
+      finishTimeoutMs: run.finishTimeoutMs ?? null,
+      parentRunId: run.parentRunId ?? null,
+    })),
+  );
+}
+
+const INSERT_RUN_COLUMNS = Prisma.raw(`"id", "jobId", "status", "trigger", "eventName", "eventId", "data", "attempt", "maxAttempts", "runAt",
+  "concurrencyKey", "concurrencyLimit", "singletonKey", "parentRunId", "startDeadline", "finishTimeoutMs", "createdAt", "updatedAt"`);
+
+/** The SELECT list that turns a recordset `x` of runRows() into job_runs columns. */
+function runValues(): Prisma.Sql {
+  return Prisma.sql`x."id", x."jobId", 'QUEUED', x."trigger", x."eventName", x."eventId", x."data", 0, x."maxAttempts", ${NOW},
+    x."concurrencyKey", x."concurrencyLimit", x."singletonKey", x."parentRunId",
+    CASE WHEN x."startTimeoutMs" IS NULL THEN NULL ELSE ${NOW} + (x."startTimeoutMs" * interval '1 millisecond') END,
+    x."finishTimeoutMs", ${NOW}, ${NOW}`;
+}
+
+function runRecordset(json: string): Prisma.Sql {
+  return Prisma.sql`jsonb_to_recordset(${json}::jsonb) AS x(
+    "id" uuid, "jobId" text, "trigger" text, "eventName" text, "eventId" text, "data" jsonb, "maxAttempts" int,
+    "concurrencyKey" text, "concurrencyLimit" int, "singletonKey" text, "startTimeoutMs" double precision,
+    "finishTimeoutMs" int, "parentRunId" uuid)`;
+}
+
 export async function insertRuns(tx: TClient, runs: readonly TNewRun[]): Promise<void> {
   if (!runs.length) return;
-  const rows = runs.map((run) => ({
-    id: run.id,
-    jobId: run.jobId,
-    trigger: run.trigger,
-    eventName: run.eventName,
-    eventId: run.eventId,
-    data: run.data ?? {},
-    maxAttempts: run.maxAttempts,
-    concurrencyKey: run.concurrencyKey ?? null,
-    concurrencyLimit: run.concurrencyLimit ?? null,
-    singletonKey: run.singletonKey ?? null,
-    startTimeoutMs: run.startTimeoutMs ?? null,
-    finishTimeoutMs: run.finishTimeoutMs ?? null,
-    parentRunId: run.parentRunId ?? null,
-  }));
-  await tx.$executeRaw`
-    INSERT INTO "job_runs" ("id", "jobId", "status", "trigger", "eventName", "eventId", "data", "attempt", "maxAttempts", "runAt",
-                            "concurrencyKey", "concurrencyLimit", "singletonKey", "parentRunId", "startDeadline", "finishTimeoutMs",
-                            "createdAt", "updatedAt")
-    SELECT x."id", x."jobId", 'QUEUED', x."trigger", x."eventName", x."eventId", x."data", 0, x."maxAttempts", ${NOW},
-           x."concurrencyKey", x."concurrencyLimit", x."singletonKey", x."parentRunId",
-           CASE WHEN x."startTimeoutMs" IS NULL THEN NULL ELSE ${NOW} + (x."startTimeoutMs" * interval '1 millisecond') END,
-           x."finishTimeoutMs", ${NOW}, ${NOW}
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
-      "id" uuid, "jobId" text, "trigger" text, "eventName" text, "eventId" text, "data" jsonb, "maxAttempts" int,
-      "concurrencyKey" text, "concurrencyLimit" int, "singletonKey" text, "startTimeoutMs" double precision,
-      "finishTimeoutMs" int, "parentRunId" uuid)`;
+  await tx.$executeRaw`INSERT INTO "job_runs" (${INSERT_RUN_COLUMNS}) SELECT ${runValues()} FROM ${runRecordset(runRows(runs))}`;
 }
 
 /**
@@ -196,9 +208,42 @@ export function announceEnqueued(result: Pick<TEnqueueResult, "runIds" | "cancel
 }
 
 export async function enqueueEvents(events: readonly TEventToEnqueue[]): Promise<TEnqueueResult> {
-  const result = await db().$transaction((tx) => enqueueEventsInTransaction(tx, events));
+  const needsDecisions = events.some((event) => event.runs.some((run) => run.singletonKey && run.singletonMode));
+  const result = needsDecisions ? await db().$transaction((tx) => enqueueEventsInTransaction(tx, events)) : await enqueuePlainEvents(events);
   announceEnqueued(result);
   return result;
+}
+
+/**
+ * The common case (no singleton to decide about) in one statement, which is atomic on its own:
+ * record the event ids, create the runs of the fresh ones, notify. Sending is on the path to a
+ * job's first step, and on the embedded database every round trip counts.
+ */
+async function enqueuePlainEvents(events: readonly TEventToEnqueue[]): Promise<TEnqueueResult> {
+  const unique = [...new Map(events.map((event) => [event.id, event])).values()];
+  const runs = unique.flatMap((event) => event.runs);
+  const rows = await db().$queryRaw<{ fresh: string[] | null; created: number }[]>`
+    WITH fresh AS (
+      INSERT INTO "job_events" ("id", "name", "receivedAt")
+      SELECT e."id", e."name", ${NOW} FROM jsonb_to_recordset(${JSON.stringify(unique.map(({ id, name }) => ({ id, name })))}::jsonb) AS e("id" text, "name" text)
+      ON CONFLICT ("id") DO UPDATE SET "name" = EXCLUDED."name", "receivedAt" = EXCLUDED."receivedAt"
+      WHERE "job_events"."receivedAt" < ${NOW} - interval '24 hours'
+      RETURNING "id"
+    ), created AS (
+      INSERT INTO "job_runs" (${INSERT_RUN_COLUMNS})
+      SELECT ${runValues()} FROM ${runRecordset(runRows(runs))} WHERE x."eventId" IN (SELECT "id" FROM fresh)
+      RETURNING "id"
+    ), sent AS (
+      SELECT pg_notify(${JOBS_CHANNEL}, 'work') FROM created LIMIT 1
+    )
+    SELECT (SELECT array_agg("id") FROM fresh) AS "fresh", (SELECT count(*)::int FROM created) + (SELECT count(*)::int * 0 FROM sent) AS "created"`;
+  const fresh = new Set(rows[0]?.fresh ?? []);
+  return {
+    runIds: unique.filter((event) => fresh.has(event.id)).flatMap((event) => event.runs.map((run) => run.id)),
+    duplicateEventIds: events.filter((event) => !fresh.has(event.id)).map((event) => event.id),
+    skippedJobIds: [],
+    cancelRequested: [],
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -215,75 +260,138 @@ export type TClaimedRun = {
   parentRunId: string | null;
   /** True when the run was taken over from a worker whose lease expired. */
   takenOver: boolean;
+  /** The memoized steps, read in the claiming statement (no extra round trip per run). */
+  steps: TStoredStep[];
 };
+
+type TClaimRow = Omit<TClaimedRun, "takenOver" | "steps"> & {
+  previousStatus: string;
+  steps: (Omit<TStoredStep, "wakeAt"> & { wakeAt: string | null })[];
+};
+
+/** Runs that may start now (keys aside): due, not cancelled, within their start and finish timeouts. */
+const DUE = Prisma.sql`((r."status" IN ('QUEUED', 'SLEEPING') AND r."runAt" <= ${NOW}) OR (r."status" = 'RUNNING' AND r."leaseExpiresAt" < ${NOW}))
+  AND NOT r."cancelRequested"
+  AND (r."startDeadline" IS NULL OR r."startedAt" IS NOT NULL OR r."startDeadline" >= ${NOW})
+  AND (r."finishDeadline" IS NULL OR r."finishDeadline" >= ${NOW})`;
+
+/** Skips keyed runs whose key is visibly full, so they do not crowd out runnable work. */
+const KEY_HAS_ROOM = Prisma.sql`(r."concurrencyKey" IS NULL OR (
+    SELECT count(*) FROM "job_runs" o
+    WHERE o."concurrencyKey" = r."concurrencyKey" AND o."status" = 'RUNNING' AND o."leaseExpiresAt" >= ${NOW}) < r."concurrencyLimit")
+  AND (r."singletonKey" IS NULL OR NOT EXISTS (
+    SELECT 1 FROM "job_runs" o
+    WHERE o."singletonKey" = r."singletonKey" AND o."status" = 'RUNNING' AND o."leaseExpiresAt" >= ${NOW} AND o."id" <> r."id"))`;
+
+function claimSet(owner: string, leaseMs: number): Prisma.Sql {
+  return Prisma.sql`
+    "status" = 'RUNNING', "leaseOwner" = ${owner}, "leaseExpiresAt" = ${afterMs(leaseMs)},
+    "attempt" = CASE WHEN j."status" = 'RUNNING' THEN j."attempt" + 1 ELSE j."attempt" END,
+    "error" = CASE WHEN j."status" = 'RUNNING' THEN 'The process running it stopped answering (crash, kill or a stalled event loop); another one took it over.' ELSE j."error" END,
+    "startedAt" = COALESCE(j."startedAt", ${NOW}),
+    "finishDeadline" = COALESCE(j."finishDeadline", CASE WHEN j."finishTimeoutMs" IS NULL THEN NULL ELSE ${NOW} + (j."finishTimeoutMs" * interval '1 millisecond') END),
+    "updatedAt" = ${NOW}`;
+}
+
+const CLAIM_RETURNING = Prisma.sql`j."id", j."jobId", j."eventName", j."eventId", j."data", j."attempt", j."maxAttempts", j."parentRunId",
+  (SELECT COALESCE(json_agg(json_build_object('stepId', s."stepId", 'kind', s."kind", 'status', s."status", 'output', s."output",
+      'error', s."error", 'wakeAt', s."wakeAt", 'childRunId', s."childRunId")), '[]'::json)
+   FROM "job_steps" s WHERE s."runId" = j."id") AS "steps"`;
+
+function toClaimed(rows: TClaimRow[]): TClaimedRun[] {
+  return rows.map(({ previousStatus, steps, ...run }) => ({
+    ...run,
+    takenOver: previousStatus === "RUNNING",
+    // json_build_object renders a `timestamp` without its (UTC) zone.
+    steps: steps.map((step) => ({ ...step, wakeAt: step.wakeAt ? new Date(`${step.wakeAt}Z`) : null })),
+  }));
+}
+
+/**
+ * Claims up to `limit` due runs for `owner`. Runs without keys are claimed in one statement; runs
+ * with a concurrency or singleton key in a transaction that admits them under per-key locks.
+ * `keyedFirst` serves keyed runs first (the runner sets it when they were crowded out last time).
+ */
+export async function claimRuns(
+  owner: string,
+  limit: number,
+  leaseMs: number,
+  options: { keyedFirst?: boolean } = {},
+): Promise<{ runs: TClaimedRun[]; keyedCrowdedOut: boolean }> {
+  if (limit <= 0) return { runs: [], keyedCrowdedOut: false };
+  const keyedFirst = options.keyedFirst ? await claimKeyedRuns(owner, limit, leaseMs) : [];
+  const plain = await claimPlainRuns(owner, limit - keyedFirst.length, leaseMs);
+  const room = limit - keyedFirst.length - plain.runs.length;
+  const keyed = !options.keyedFirst && plain.keyedDue && room > 0 ? await claimKeyedRuns(owner, room, leaseMs) : [];
+  return { runs: [...keyedFirst, ...plain.runs, ...keyed], keyedCrowdedOut: plain.keyedDue && !options.keyedFirst && room <= 0 };
+}
+
+async function claimPlainRuns(owner: string, limit: number, leaseMs: number): Promise<{ runs: TClaimedRun[]; keyedDue: boolean }> {
+  const rows = await db().$queryRaw<(TClaimRow & { keyedDue: boolean })[]>`
+    WITH candidates AS (
+      SELECT r."id", r."status"::text AS "previousStatus" FROM "job_runs" r
+      WHERE ${DUE} AND r."concurrencyKey" IS NULL AND r."singletonKey" IS NULL
+      ORDER BY r."runAt" LIMIT ${limit}
+      FOR UPDATE OF r SKIP LOCKED
+    ), claimed AS (
+      UPDATE "job_runs" j SET ${claimSet(owner, leaseMs)} FROM candidates c WHERE j."id" = c."id"
+      RETURNING ${CLAIM_RETURNING}, c."previousStatus"
+    )
+    SELECT claimed.*, flag."keyedDue"
+    FROM (SELECT EXISTS (
+      SELECT 1 FROM "job_runs" r WHERE ${DUE} AND (r."concurrencyKey" IS NOT NULL OR r."singletonKey" IS NOT NULL) AND ${KEY_HAS_ROOM}
+    ) AS "keyedDue") flag
+    LEFT JOIN claimed ON true`;
+  const claimed = rows.filter((row) => row.id !== null);
+  return { runs: toClaimed(claimed), keyedDue: rows[0]?.keyedDue ?? false };
+}
 
 type TCandidate = { id: string; status: string; concurrencyKey: string | null; concurrencyLimit: number | null; singletonKey: string | null };
 
-export async function claimRuns(owner: string, limit: number, leaseMs: number): Promise<TClaimedRun[]> {
-  if (limit <= 0) return [];
+async function claimKeyedRuns(owner: string, limit: number, leaseMs: number): Promise<TClaimedRun[]> {
   return db().$transaction(async (tx) => {
-    // The subqueries skip runs whose key is visibly full, so they do not crowd out runnable work;
-    // the count under the advisory lock below is the one that decides.
     const candidates = await tx.$queryRaw<TCandidate[]>`
       SELECT r."id", r."status"::text AS "status", r."concurrencyKey", r."concurrencyLimit", r."singletonKey"
       FROM "job_runs" r
-      WHERE ((r."status" IN ('QUEUED', 'SLEEPING') AND r."runAt" <= ${NOW}) OR (r."status" = 'RUNNING' AND r."leaseExpiresAt" < ${NOW}))
-        AND NOT r."cancelRequested"
-        AND (r."startDeadline" IS NULL OR r."startedAt" IS NOT NULL OR r."startDeadline" >= ${NOW})
-        AND (r."finishDeadline" IS NULL OR r."finishDeadline" >= ${NOW})
-        AND (r."concurrencyKey" IS NULL OR (
-          SELECT count(*) FROM "job_runs" o
-          WHERE o."concurrencyKey" = r."concurrencyKey" AND o."status" = 'RUNNING' AND o."leaseExpiresAt" >= ${NOW}) < r."concurrencyLimit")
-        AND (r."singletonKey" IS NULL OR NOT EXISTS (
-          SELECT 1 FROM "job_runs" o
-          WHERE o."singletonKey" = r."singletonKey" AND o."status" = 'RUNNING' AND o."leaseExpiresAt" >= ${NOW} AND o."id" <> r."id"))
+      WHERE ${DUE} AND (r."concurrencyKey" IS NOT NULL OR r."singletonKey" IS NOT NULL) AND ${KEY_HAS_ROOM}
       ORDER BY r."runAt"
       LIMIT ${limit}
       FOR UPDATE OF r SKIP LOCKED`;
     if (!candidates.length) return [];
-    let admitted = candidates;
-    const keyed = candidates.filter((run) => run.concurrencyKey || run.singletonKey);
-    if (keyed.length) {
-      const concurrencyKeys = keyed.flatMap((run) => (run.concurrencyKey ? [run.concurrencyKey] : []));
-      const singletonKeys = keyed.flatMap((run) => (run.singletonKey ? [run.singletonKey] : []));
-      await lockKeys(tx, [...concurrencyKeys.map((key) => `c:${key}`), ...singletonKeys.map((key) => `s:${key}`)]);
-      const candidateIds = candidates.map((run) => run.id);
-      const running = await tx.$queryRaw<{ kind: string; key: string; count: number }[]>`
-        SELECT 'c' AS "kind", "concurrencyKey" AS "key", count(*)::int AS "count" FROM "job_runs"
-        WHERE "concurrencyKey" IN ${textList(concurrencyKeys)} AND "status" = 'RUNNING' AND "leaseExpiresAt" >= ${NOW}
-          AND "id" NOT IN ${uuidList(candidateIds)}
-        GROUP BY "concurrencyKey"
-        UNION ALL
-        SELECT 's', "singletonKey", count(*)::int FROM "job_runs"
-        WHERE "singletonKey" IN ${textList(singletonKeys)} AND "status" = 'RUNNING' AND "leaseExpiresAt" >= ${NOW}
-          AND "id" NOT IN ${uuidList(candidateIds)}
-        GROUP BY "singletonKey"`;
-      const counts = new Map(running.map((row) => [`${row.kind}:${row.key}`, row.count]));
-      admitted = [];
-      for (const run of candidates) {
-        const concurrency = run.concurrencyKey ? `c:${run.concurrencyKey}` : undefined;
-        const singleton = run.singletonKey ? `s:${run.singletonKey}` : undefined;
-        if (concurrency && (counts.get(concurrency) ?? 0) >= (run.concurrencyLimit ?? 1)) continue;
-        if (singleton && (counts.get(singleton) ?? 0) >= 1) continue;
-        if (concurrency) counts.set(concurrency, (counts.get(concurrency) ?? 0) + 1);
-        if (singleton) counts.set(singleton, (counts.get(singleton) ?? 0) + 1);
-        admitted.push(run);
-      }
-      if (!admitted.length) return [];
+    // The prefilter above read a snapshot; the count under the key's lock is the one that decides.
+    const concurrencyKeys = candidates.flatMap((run) => (run.concurrencyKey ? [run.concurrencyKey] : []));
+    const singletonKeys = candidates.flatMap((run) => (run.singletonKey ? [run.singletonKey] : []));
+    await lockKeys(tx, [...concurrencyKeys.map((key) => `c:${key}`), ...singletonKeys.map((key) => `s:${key}`)]);
+    const candidateIds = candidates.map((run) => run.id);
+    const running = await tx.$queryRaw<{ kind: string; key: string; count: number }[]>`
+      SELECT 'c' AS "kind", "concurrencyKey" AS "key", count(*)::int AS "count" FROM "job_runs"
+      WHERE "concurrencyKey" IN ${textList(concurrencyKeys)} AND "status" = 'RUNNING' AND "leaseExpiresAt" >= ${NOW}
+        AND "id" NOT IN ${uuidList(candidateIds)}
+      GROUP BY "concurrencyKey"
+      UNION ALL
+      SELECT 's', "singletonKey", count(*)::int FROM "job_runs"
+      WHERE "singletonKey" IN ${textList(singletonKeys)} AND "status" = 'RUNNING' AND "leaseExpiresAt" >= ${NOW}
+        AND "id" NOT IN ${uuidList(candidateIds)}
+      GROUP BY "singletonKey"`;
+    const counts = new Map(running.map((row) => [`${row.kind}:${row.key}`, row.count]));
+    const admitted: TCandidate[] = [];
+    for (const run of candidates) {
+      const concurrency = run.concurrencyKey ? `c:${run.concurrencyKey}` : undefined;
+      const singleton = run.singletonKey ? `s:${run.singletonKey}` : undefined;
+      if (concurrency && (counts.get(concurrency) ?? 0) >= (run.concurrencyLimit ?? 1)) continue;
+      if (singleton && (counts.get(singleton) ?? 0) >= 1) continue;
+      if (concurrency) counts.set(concurrency, (counts.get(concurrency) ?? 0) + 1);
+      if (singleton) counts.set(singleton, (counts.get(singleton) ?? 0) + 1);
+      admitted.push(run);
     }
-    const takenOver = new Set(admitted.filter((run) => run.status === "RUNNING").map((run) => run.id));
-    const rows = await tx.$queryRaw<Omit<TClaimedRun, "takenOver">[]>`
-      UPDATE "job_runs" SET
-        "status" = 'RUNNING', "leaseOwner" = ${owner}, "leaseExpiresAt" = ${afterMs(leaseMs)},
-        "attempt" = CASE WHEN "status" = 'RUNNING' THEN "attempt" + 1 ELSE "attempt" END,
-        "error" = CASE WHEN "status" = 'RUNNING' THEN 'The process running it stopped answering (crash, kill or a stalled event loop); another one took it over.' ELSE "error" END,
-        "startedAt" = COALESCE("startedAt", ${NOW}),
-        "finishDeadline" = COALESCE("finishDeadline", CASE WHEN "finishTimeoutMs" IS NULL THEN NULL ELSE ${NOW} + ("finishTimeoutMs" * interval '1 millisecond') END),
-        "updatedAt" = ${NOW}
-      WHERE "id" IN ${uuidList(admitted.map((run) => run.id))}
-      RETURNING "id", "jobId", "eventName", "eventId", "data", "attempt", "maxAttempts", "parentRunId"`;
+    if (!admitted.length) return [];
+    const previous = new Map(admitted.map((run) => [run.id, run.status]));
+    const rows = await tx.$queryRaw<Omit<TClaimRow, "previousStatus">[]>`
+      UPDATE "job_runs" j SET ${claimSet(owner, leaseMs)}
+      WHERE j."id" IN ${uuidList(admitted.map((run) => run.id))}
+      RETURNING ${CLAIM_RETURNING}`;
     const order = new Map(admitted.map((run, index) => [run.id, index]));
-    return rows.map((row) => ({ ...row, takenOver: takenOver.has(row.id) })).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+    return toClaimed(rows.map((row) => ({ ...row, previousStatus: previous.get(row.id)! }))).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   });
 }
 
@@ -309,14 +417,6 @@ export type TStoredStep = {
   wakeAt: Date | null;
   childRunId: string | null;
 };
-
-export async function loadSteps(runId: string): Promise<TStoredStep[]> {
-  const steps = await db().jobStep.findMany({
-    where: { runId },
-    select: { stepId: true, kind: true, status: true, output: true, error: true, wakeAt: true, childRunId: true },
-  });
-  return steps as TStoredStep[];
-}
 
 export type TStepWrite = {
   runId: string;
