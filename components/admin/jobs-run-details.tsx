@@ -23,9 +23,16 @@ export function JobRunDetails({ runId, version }: { runId: string; version: numb
 
   useEffect(() => {
     let live = true;
-    apiRequest<{ run: TJobRunDetail }>(`/api/admin/jobs/runs/${encodeURIComponent(runId)}`)
-      .then((result) => live && (setRun(result.run), setError(undefined)))
-      .catch((caught: unknown) => live && setError(errorMessage(caught)));
+    apiRequest<{ run: TJobRunDetail }>(`/api/admin/jobs/runs/${encodeURIComponent(runId)}`).then(
+      (result) => {
+        if (!live) return;
+        setRun(result.run);
+        setError(undefined);
+      },
+      (caught: unknown) => {
+        if (live) setError(errorMessage(caught));
+      },
+    );
     return () => {
       live = false;
     };

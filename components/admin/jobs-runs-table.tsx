@@ -6,6 +6,7 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { DateTime } from "@/components/ui/date-time";
 import type { TJobRunStatus, TJobRunSummary } from "@/lib/jobs/admin-runs";
+import { JOB_RUNS_CHANGED } from "./jobs-catalog";
 import { JobRunDetails } from "./jobs-run-details";
 import { formatDuration, JobStatusBadge } from "./jobs-status-badge";
 
@@ -50,7 +51,12 @@ export function JobRunsTable({ initialRuns }: { initialRuns: TJobRunSummary[] })
     const timer = setInterval(() => {
       if (document.visibilityState === "visible") void load(status);
     }, REFRESH_MS);
-    return () => clearInterval(timer);
+    const reload = () => void load(status);
+    window.addEventListener(JOB_RUNS_CHANGED, reload);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener(JOB_RUNS_CHANGED, reload);
+    };
   }, [load, status]);
 
   async function act(run: TJobRunSummary, action: "retry" | "cancel") {

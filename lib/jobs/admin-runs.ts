@@ -4,6 +4,7 @@ import { db } from "@/lib/db/client";
 import type { JobRun, JobRunStatus, JobStep } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
 import { jobCatalog } from "./catalog";
+import { enqueueCronRun, nextCronRun } from "./cron-runs";
 import { isEventTrigger } from "./define-job";
 import { requestCancel, requeueRun } from "./run-store";
 
@@ -132,7 +133,32 @@ export async function cancelJobRun(runId: string, actor: string): Promise<TJobRu
   return getJobRunOrThrow(runId);
 }
 
-export type TJobDefinitionView = { id: string; trigger: string; retries: number; concurrency: string | null; singleton: string | null };
+export const ZStartJobRun = z.strictObject({ jobId: z.string().min(1).max(100) });
+
+/**
+ * "Run now" for a cron job (e.g. prune before a backup), on the embedded runner. Event jobs need
+ * their event's data, so they are started by sending the event instead.
+ */
+export async function startJobRunNow(jobId: string, actor: string): Promise<TJobRunDetail> {
+  if (getBehaviourConfig().jobs.runner !== "local") throw new AppError("conflict", "Jobs run on Inngest (jobs.runner: inngest); start them from its dashboard.");
+  const job = jobCatalog.find((candidate) => candidate.id === jobId);
+  if (!job) throw new AppError("not_found", `No job "${jobId}" in this version of xclaw.`);
+  if (isEventTrigger(job.trigger)) throw new AppError("bad_request", `Job "${jobId}" starts on the event ${job.trigger.event}; send that event to run it.`);
+  const result = await enqueueCronRun(job, { manualBy: actor });
+  const runId = result.runIds[0];
+  if (!runId) throw new AppError("conflict", `Job "${jobId}" is already running or waiting to run (it is a singleton).`);
+  return getJobRunOrThrow(runId);
+}
+
+export type TJobDefinitionView = {
+  id: string;
+  trigger: string;
+  retries: number;
+  concurrency: string | null;
+  singleton: string | null;
+  /** Cron jobs: the next slot; they can also be started by hand. */
+  nextRunAt: string | null;
+};
 
 /** The catalog as admins see it, and which backend runs it. */
 export function describeJobs(): { runner: "local" | "inngest"; jobs: TJobDefinitionView[] } {
@@ -144,6 +170,7 @@ export function describeJobs(): { runner: "local" | "inngest"; jobs: TJobDefinit
       retries: job.retries,
       concurrency: job.concurrency ? `${job.concurrency.limit}${job.concurrency.key ? ` per ${job.concurrency.key}` : ""}` : null,
       singleton: job.singleton ? `${job.singleton.mode}${job.singleton.key ? ` per ${job.singleton.key}` : ""}` : null,
+      nextRunAt: nextCronRun(job)?.toISOString() ?? null,
     })),
   };
 }

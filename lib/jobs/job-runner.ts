@@ -1,13 +1,14 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { Cron } from "croner";
+import type { Cron } from "croner";
 import pg from "pg";
 import { databaseUrl, isEmbeddedDatabaseUrl } from "@/lib/db/client";
 import { createLogger } from "@/lib/observability/logger";
-import { isEventTrigger, type TAnyJobDefinition } from "./define-job";
+import type { TAnyJobDefinition } from "./define-job";
 import { RunExecution } from "./execute-run";
 import { createJobRegistry, type TJobRegistry } from "./job-registry";
-import { claimRuns, enqueueEvents, newRunId, renewLeases, sweepRuns, type TClaimedRun } from "./run-store";
+import { enqueueCronRun, scheduleCron } from "./cron-runs";
+import { claimRuns, renewLeases, sweepRuns, type TClaimedRun } from "./run-store";
 import { JOBS_CHANNEL, jobsBus } from "./wake-bus";
 
 /**
@@ -248,42 +249,10 @@ class JobRunner implements TJobRunner {
 
   private scheduleCrons(): void {
     for (const job of this.registry.jobs) {
-      if (isEventTrigger(job.trigger)) continue;
-      const { cron, tz } = job.trigger;
-      const timezone = tz ?? "UTC";
-      const scheduled = new Cron(cron, { timezone, mode: "5-part", unref: true, protect: true }, async (self: Cron) => {
-        const slot = self.currentRun() ?? new Date();
-        try {
-          const data = { cron, scheduledAt: slot.toISOString() };
-          await enqueueEvents([
-            {
-              // One id per job and slot: every process fires, one run is created.
-              id: `cron:${job.id}:${slot.toISOString()}`,
-              name: "jobs/cron",
-              runs: [
-                {
-                  id: newRunId(),
-                  jobId: job.id,
-                  trigger: `cron ${cron} (${timezone})`,
-                  eventName: "jobs/cron",
-                  eventId: `cron:${job.id}:${slot.toISOString()}`,
-                  data,
-                  maxAttempts: job.retries + 1,
-                  concurrencyKey: job.concurrencyKeyOf?.(data),
-                  concurrencyLimit: job.concurrency?.limit,
-                  singletonKey: job.singletonKeyOf?.(data),
-                  singletonMode: job.singleton?.mode,
-                  startTimeoutMs: job.startTimeoutMs,
-                  finishTimeoutMs: job.finishTimeoutMs,
-                },
-              ],
-            },
-          ]);
-        } catch (error) {
-          log.error("could not queue a cron run", { jobId: job.id, error: (error as Error).message });
-        }
+      const scheduled = scheduleCron(job, (slot) => {
+        enqueueCronRun(job, { slot }).catch((error: unknown) => log.error("could not queue a cron run", { jobId: job.id, error: (error as Error).message }));
       });
-      this.crons.push(scheduled);
+      if (scheduled) this.crons.push(scheduled);
     }
   }
 

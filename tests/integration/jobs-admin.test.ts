@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as getRun } from "@/app/api/admin/jobs/runs/[id]/route";
 import { POST as cancelRun } from "@/app/api/admin/jobs/runs/[id]/cancel/route";
 import { POST as retryRun } from "@/app/api/admin/jobs/runs/[id]/retry/route";
-import { GET as listRuns } from "@/app/api/admin/jobs/runs/route";
+import { GET as listRuns, POST as startRun } from "@/app/api/admin/jobs/runs/route";
 import { db } from "@/lib/db/client";
+import { jobCatalog } from "@/lib/jobs/catalog";
 import { enqueueJobEvents } from "@/lib/jobs/enqueue";
 import { createJobRegistry } from "@/lib/jobs/job-registry";
 import type { TJobRunner } from "@/lib/jobs/job-runner";
@@ -46,6 +47,7 @@ describe("admin jobs API", () => {
       [getRun, `/api/admin/jobs/runs/${runId}`, "GET"],
       [retryRun, `/api/admin/jobs/runs/${runId}/retry`, "POST"],
       [cancelRun, `/api/admin/jobs/runs/${runId}/cancel`, "POST"],
+      [startRun, "/api/admin/jobs/runs", "POST"],
     ] as const) {
       expect((await call(handler, path, { method, params, bearer: member.token })).status).toBe(403);
       expect((await call(handler, path, { method, params, cookie: member.cookie })).status).toBe(403);
@@ -54,7 +56,7 @@ describe("admin jobs API", () => {
   });
 
   it("lists runs, filters by status, and shows a run with its steps", async () => {
-    runner = await startTestRunner();
+    runner = await startTestRunner({ jobs: [...fixtureJobs, ...jobCatalog] });
     const completed = await send("test/steps", "listed");
     const failed = await send("test/throws-string", "listed");
     await waitForRun(completed, ["COMPLETED"]);
@@ -99,6 +101,19 @@ describe("admin jobs API", () => {
       const missing = await call(getRun, `/api/admin/jobs/runs/${id}`, { bearer: admin.token, params: { id } });
       expect(missing.status).toBe(404);
     }
+  });
+
+  it("runs a cron job of the catalog now", async () => {
+    await db().rateLimitBucket.create({ data: { key: "sign-in:email:old@example.com", count: 5, windowStart: new Date(Date.now() - 2 * 24 * 3600 * 1000) } });
+    await db().rateLimitBucket.create({ data: { key: "sign-in:email:new@example.com", count: 1, windowStart: new Date() } });
+    const response = await call(startRun, "/api/admin/jobs/runs", { body: { jobId: "rate-limits.prune" }, cookie: admin.cookie });
+    expect(response.status).toBe(201);
+    expect(response.json.run).toMatchObject({ jobId: "rate-limits.prune", trigger: `run now by an administrator (${admin.user.email})` });
+    const run = await waitForRun(response.json.run.id, ["COMPLETED", "FAILED"]);
+    expect(run).toMatchObject({ status: "COMPLETED", output: { deleted: 1 } });
+    expect((await db().rateLimitBucket.findMany()).map((bucket) => bucket.key)).toEqual(["sign-in:email:new@example.com"]);
+    expect((await call(startRun, "/api/admin/jobs/runs", { body: { jobId: "nope" }, bearer: admin.token })).status).toBe(404);
+    expect((await call(startRun, "/api/admin/jobs/runs", { body: {}, bearer: admin.token })).status).toBe(400);
   });
 
   it("retries a failed run from after its last completed step", async () => {

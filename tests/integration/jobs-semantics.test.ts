@@ -2,13 +2,14 @@ import { InngestTestEngine } from "@inngest/test";
 import { Inngest } from "inngest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
+import { enqueueCronRun, nextCronRun } from "@/lib/jobs/cron-runs";
 import { enqueueJobEvents } from "@/lib/jobs/enqueue";
 import { toInngestFunction } from "@/lib/jobs/inngest-adapter";
 import { inngestLogger } from "@/lib/jobs/inngest-client";
 import { createJobRegistry } from "@/lib/jobs/job-registry";
 import type { TJobRunner } from "@/lib/jobs/job-runner";
 import { startFixtureServer, type TFixtureServer } from "../support/jobs-fixture-server";
-import { badFanoutJob, fanoutJob, fixtureJobs, flakyJob, parentJob, sleeperJob, stepsJob } from "../support/jobs-fixtures";
+import { badFanoutJob, cronJob, fanoutJob, fixtureJobs, flakyJob, parentJob, sleeperJob, stepsJob } from "../support/jobs-fixtures";
 import { startTestRunner, waitForRun } from "../support/jobs";
 
 /**
@@ -184,6 +185,24 @@ describe("step.sendEvent", () => {
     expect(ctx.step.sendEvent).toHaveBeenCalledWith("emit", [{ id: expect.any(String), name: "test/steps", data: { key: `${key}:child` } }]);
     const bad = await onInngest(badFanoutJob).execute({ events: [{ name: "test/bad-fanout", data: { key } }] });
     expect(JSON.stringify(bad.error)).toMatch(/Event \\"test\/steps\\" is not valid for job \\"test.steps\\": data.key/);
+  });
+});
+
+describe("cron", () => {
+  it("embedded runner: every process fires a slot, one run is created per slot", async () => {
+    const slot = new Date("2026-01-01T03:30:00.000Z");
+    const results = await Promise.all([enqueueCronRun(cronJob, { slot }), enqueueCronRun(cronJob, { slot }), enqueueCronRun(cronJob, { slot })]);
+    expect(results.flatMap((result) => result.runIds)).toHaveLength(1);
+    const run = await waitForRun(results.flatMap((result) => result.runIds)[0]!, ["COMPLETED", "FAILED"]);
+    expect(run).toMatchObject({ status: "COMPLETED", trigger: "cron 30 3 * * * (Europe/Berlin)", data: { cron: "30 3 * * *", scheduledAt: slot.toISOString() } });
+    const next = nextCronRun(cronJob)!;
+    expect(next.getTime()).toBeGreaterThan(Date.now());
+    expect(new Intl.DateTimeFormat("en-GB", { timeZone: "Europe/Berlin", hour: "2-digit", minute: "2-digit" }).format(next)).toBe("03:30");
+  });
+
+  it("Inngest: the cron trigger carries the time zone", () => {
+    const fn = toInngestFunction(inngest, cronJob, { registry, maxStepOutputBytes: 512 * 1024 });
+    expect(fn.opts.triggers).toEqual([{ cron: "TZ=Europe/Berlin 30 3 * * *" }]);
   });
 });
 

@@ -77,6 +77,10 @@ export const badFanoutJob = defineJob({ id: "test.bad-fanout", trigger: { event:
   return "unreachable";
 });
 
+export const cronJob = defineJob({ id: "test.cron", trigger: { cron: "30 3 * * *", tz: "Europe/Berlin" } }, async ({ event, step }) =>
+  step.run("tick", () => event.data),
+);
+
 // --- bad input -------------------------------------------------------------------------------
 
 export const throwsStringJob = defineJob({ id: "test.throws-string", trigger: { event: "test/throws-string" }, schema: ZKey, retries: 0 }, async () => {
@@ -165,6 +169,7 @@ export const fixtureJobs = [
   parentJob,
   fanoutJob,
   badFanoutJob,
+  cronJob,
   throwsStringJob,
   unserialisableJob,
   oversizedJob,

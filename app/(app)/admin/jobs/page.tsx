@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { JobsCatalog } from "@/components/admin/jobs-catalog";
 import { JobRunsTable } from "@/components/admin/jobs-runs-table";
 import { Alert } from "@/components/ui/alert";
 import { PageHeader, Section } from "@/components/ui/card";
@@ -26,19 +27,8 @@ export default async function AdminJobsPage() {
         <Section id="runs" title="Runs" description="Newest first. Open a run to see its event, its steps and its result.">
           <JobRunsTable initialRuns={runs} />
         </Section>
-        <Section id="jobs" title="Jobs" description="Every job this version of xclaw knows, and what starts it.">
-          <ul className="divide-y divide-neutral-200 text-sm dark:divide-neutral-800">
-            {jobs.map((job) => (
-              <li key={job.id} className="flex flex-col gap-1 py-2.5 sm:flex-row sm:items-baseline sm:justify-between sm:gap-4">
-                <span className="font-medium text-neutral-900 dark:text-neutral-100">{job.id}</span>
-                <span className="text-neutral-600 dark:text-neutral-400">
-                  {job.trigger} · {job.retries} {job.retries === 1 ? "retry" : "retries"}
-                  {job.concurrency ? ` · at most ${job.concurrency} at once` : ""}
-                  {job.singleton ? ` · singleton (${job.singleton})` : ""}
-                </span>
-              </li>
-            ))}
-          </ul>
+        <Section id="jobs" title="Jobs" description="Every job this version of xclaw knows and what starts it. Cron jobs can also be started by hand.">
+          <JobsCatalog jobs={jobs} canRunNow={runner === "local"} />
         </Section>
       </div>
     </div>
