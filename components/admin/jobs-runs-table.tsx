@@ -126,8 +126,7 @@ export function JobRunsTable({ initialRuns }: { initialRuns: TJobRunSummary[] })
                 <th scope="col" className="hidden px-4 py-2.5 sm:table-cell">Status</th>
                 <th scope="col" className="hidden px-4 py-2.5 lg:table-cell">Trigger</th>
                 <th scope="col" className="hidden px-4 py-2.5 md:table-cell">Attempts</th>
-                <th scope="col" className="hidden px-4 py-2.5 lg:table-cell">Started</th>
-                <th scope="col" className="hidden px-4 py-2.5 md:table-cell">Duration</th>
+                <th scope="col" className="hidden px-4 py-2.5 md:table-cell">Started</th>
                 <th scope="col" className="px-3 py-2.5 text-right sm:px-4">
                   <span className="sr-only">Actions</span>
                 </th>
@@ -141,7 +140,7 @@ export function JobRunsTable({ initialRuns }: { initialRuns: TJobRunSummary[] })
                 return (
                   <Fragment key={run.id}>
                     <tr className={open ? "bg-neutral-50/70 dark:bg-neutral-900/50" : undefined}>
-                      <td className="max-w-[18rem] px-3 py-3 align-top sm:px-4">
+                      <td className="max-w-[16rem] px-3 py-3 align-top sm:px-4">
                         <div className="truncate font-medium text-neutral-900 dark:text-neutral-100">{run.jobId}</div>
                         {run.error ? (
                           <div className="mt-0.5 line-clamp-2 text-xs break-words text-red-700 dark:text-red-300" title={run.error}>
@@ -156,17 +155,15 @@ export function JobRunsTable({ initialRuns }: { initialRuns: TJobRunSummary[] })
                         </div>
                       </td>
                       <td className="hidden px-4 py-3 align-top sm:table-cell">{badge}</td>
-                      <td className="hidden max-w-[14rem] truncate px-4 py-3 align-top text-neutral-600 lg:table-cell dark:text-neutral-400" title={run.trigger}>
+                      <td className="hidden max-w-[12rem] truncate px-4 py-3 align-top text-neutral-600 lg:table-cell dark:text-neutral-400" title={run.trigger}>
                         {run.trigger}
                       </td>
                       <td className="hidden px-4 py-3 align-top whitespace-nowrap text-neutral-600 md:table-cell dark:text-neutral-400">
                         {run.attempt + 1} of {run.maxAttempts}
                       </td>
-                      <td className="hidden px-4 py-3 align-top whitespace-nowrap text-neutral-600 lg:table-cell dark:text-neutral-400">
-                        <DateTime iso={run.startedAt} fallback="Not yet" />
-                      </td>
                       <td className="hidden px-4 py-3 align-top whitespace-nowrap text-neutral-600 md:table-cell dark:text-neutral-400">
-                        {formatDuration(run.durationMs)}
+                        <DateTime iso={run.startedAt} fallback="Not yet" />
+                        {run.durationMs !== null ? <div className="text-xs">took {formatDuration(run.durationMs)}</div> : null}
                       </td>
                       <td className="px-3 py-3 align-top sm:px-4">
                         <div className="flex flex-col items-stretch justify-end gap-2 sm:flex-row sm:items-center">
@@ -195,8 +192,11 @@ export function JobRunsTable({ initialRuns }: { initialRuns: TJobRunSummary[] })
                     </tr>
                     {open ? (
                       <tr id={`run-${run.id}`}>
-                        <td colSpan={7} className="bg-neutral-50/70 px-3 pb-4 sm:px-4 dark:bg-neutral-900/50">
-                          <JobRunDetails runId={run.id} version={version} />
+                        <td colSpan={6} className="bg-neutral-50/70 px-3 pb-4 sm:px-4 dark:bg-neutral-900/50">
+                          {/* Zero width, full minimum: long details wrap instead of widening the table. */}
+                          <div className="w-0 min-w-full">
+                            <JobRunDetails runId={run.id} version={version} />
+                          </div>
                         </td>
                       </tr>
                     ) : null}

@@ -9,7 +9,7 @@ import { inngestLogger } from "@/lib/jobs/inngest-client";
 import { createJobRegistry } from "@/lib/jobs/job-registry";
 import type { TJobRunner } from "@/lib/jobs/job-runner";
 import { startFixtureServer, type TFixtureServer } from "../support/jobs-fixture-server";
-import { badFanoutJob, cronJob, fanoutJob, fixtureJobs, flakyJob, parentJob, sleeperJob, stepsJob } from "../support/jobs-fixtures";
+import { badFanoutJob, cronJob, exclusiveJob, fanoutJob, fixtureJobs, flakyJob, parentJob, sleeperJob, slowJob, stepsJob } from "../support/jobs-fixtures";
 import { startTestRunner, waitForRun } from "../support/jobs";
 
 /**
@@ -203,6 +203,36 @@ describe("cron", () => {
   it("Inngest: the cron trigger carries the time zone", () => {
     const fn = toInngestFunction(inngest, cronJob, { registry, maxStepOutputBytes: 512 * 1024 });
     expect(fn.opts.triggers).toEqual([{ cron: "TZ=Europe/Berlin 30 3 * * *" }]);
+  });
+});
+
+describe("timeouts", () => {
+  it("embedded runner: a run that cannot start within timeouts.start is cancelled", async () => {
+    // Concurrency 1 and 1.5 s of work each: whichever starts second has waited past its 1 s.
+    const { runIds } = await enqueueJobEvents(registry, [
+      { name: "test/exclusive", data: { key: newKey() } },
+      { name: "test/exclusive", data: { key: newKey() } },
+    ]);
+    const runs = await Promise.all(runIds.map((id) => waitForRun(id, ["COMPLETED", "FAILED", "CANCELLED"])));
+    expect(runs.map((run) => run.status).sort()).toEqual(["CANCELLED", "COMPLETED"]);
+    const cancelled = runs.find((run) => run.status === "CANCELLED")!;
+    expect(cancelled.error).toBe("Cancelled: it did not start within 1 s (timeouts.start).");
+    expect(cancelled.startedAt).toBeNull();
+  });
+
+  it("embedded runner: a run still going after timeouts.finish is cancelled through its signal", async () => {
+    const key = newKey();
+    const runId = await sendOne("test/slow", { key });
+    const run = await waitForRun(runId, ["COMPLETED", "FAILED", "CANCELLED"]);
+    expect(run).toMatchObject({ status: "CANCELLED", error: "Cancelled: it did not finish within 1 s (timeouts.finish)." });
+    expect(fixture.count(`${key}:aborted`)).toBe(1);
+    expect(fixture.count(`${key}:after`)).toBe(0);
+  });
+
+  it("Inngest: the timeouts and the concurrency limit are the function's", () => {
+    const exclusive = toInngestFunction(inngest, exclusiveJob, { registry, maxStepOutputBytes: 512 * 1024 });
+    expect(exclusive.opts).toMatchObject({ timeouts: { start: "1s" }, concurrency: { limit: 1 } });
+    expect(toInngestFunction(inngest, slowJob, { registry, maxStepOutputBytes: 512 * 1024 }).opts.timeouts).toEqual({ finish: "1s" });
   });
 });
 

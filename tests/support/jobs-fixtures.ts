@@ -161,6 +161,30 @@ export const waitsForCancelJob = defineJob(
   },
 );
 
+/** Waits `ms`, or until the run is cancelled (then reports "aborted" and gives up). */
+function abortableWait(key: string, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      void hit(`${key}:aborted`).finally(() => reject(signal.reason));
+    });
+  });
+}
+
+export const exclusiveJob = defineJob(
+  { id: "test.exclusive", trigger: { event: "test/exclusive" }, schema: ZKey, concurrency: { limit: 1 }, timeouts: { start: "1s" }, retries: 0 },
+  async ({ event, step, signal }) => step.run("hold", () => abortableWait(event.data.key, 1_500, signal)),
+);
+
+export const slowJob = defineJob(
+  { id: "test.slow", trigger: { event: "test/slow" }, schema: ZKey, timeouts: { finish: "1s" }, retries: 0 },
+  async ({ event, step, signal }) => {
+    await step.run("slow", () => abortableWait(event.data.key, 10_000, signal));
+    await step.run("after", () => hit(`${event.data.key}:after`));
+  },
+);
+
 export const fixtureJobs = [
   stepsJob,
   flakyJob,
@@ -180,4 +204,6 @@ export const fixtureJobs = [
   onceJob,
   crashJob,
   waitsForCancelJob,
+  exclusiveJob,
+  slowJob,
 ];
