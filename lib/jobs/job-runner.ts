@@ -165,7 +165,7 @@ class JobRunner implements TJobRunner {
           failures = 0;
           claimed = runs.length;
           for (const run of runs) {
-            if (this.state !== "running") break;
+            if (run.takenOver) log.warn("job run taken over after its worker's lease expired", { runId: run.id, jobId: run.jobId, attempt: run.attempt });
             this.startExecution(run);
           }
         } catch (error) {
