@@ -1,11 +1,16 @@
 /**
- * Runs once when the Next.js server process starts (`next dev` and `next start` alike), before
- * requests are handled. Stamps each request with its real TCP peer address so rate limits cannot
- * be dodged with a forged X-Forwarded-For (lib/auth/client-ip.ts explains the mechanism).
+ * Next.js calls register() once in every server process before it serves requests (`next dev` and
+ * `next start` alike, never during `next build`). Node.js modules are imported inside, so the edge
+ * runtime never sees them.
+ * - Each request is stamped with its real TCP peer address, so rate limits cannot be dodged with a
+ *   forged X-Forwarded-For (lib/auth/client-ip.ts explains the mechanism).
+ * - With jobs.runner: local, each process runs the embedded job runner; processes share the work
+ *   through the database.
  */
 export async function register() {
-  if (process.env.NEXT_RUNTIME === "nodejs") {
-    const { installPeerAddressHook } = await import("./lib/auth/client-ip");
-    installPeerAddressHook();
-  }
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { installPeerAddressHook } = await import("./lib/auth/client-ip");
+  installPeerAddressHook();
+  const { startAppJobRunner } = await import("./lib/jobs/start-runner");
+  await startAppJobRunner();
 }

@@ -15,7 +15,10 @@ function navItems(isAdmin: boolean): TNavItem[] {
     { href: "/", label: "Chat", icon: <ChatIcon />, match: (path) => path === "/" || path.startsWith("/chat") },
     { href: "/settings", label: "Settings", icon: <SettingsIcon />, match: (path) => path.startsWith("/settings") },
   ];
-  if (isAdmin) items.push({ href: "/admin/users", label: "Admin", icon: <ShieldIcon />, match: (path) => path.startsWith("/admin") });
+  if (isAdmin) {
+    items.push({ href: "/admin/users", label: "Admin", icon: <ShieldIcon />, match: (path) => path.startsWith("/admin") && !path.startsWith("/admin/jobs") });
+    items.push({ href: "/admin/jobs", label: "Jobs", icon: <ClockIcon />, match: (path) => path.startsWith("/admin/jobs") });
+  }
   return items;
 }
 
@@ -177,6 +180,15 @@ function ShieldIcon() {
   return (
     <Icon>
       <path d="M12 22s8-4 8-10V5l-8-3-8 3v7c0 6 8 10 8 10Z" />
+    </Icon>
+  );
+}
+
+function ClockIcon() {
+  return (
+    <Icon>
+      <circle cx="12" cy="12" r="9" />
+      <path d="M12 7v5l3 2" />
     </Icon>
   );
 }

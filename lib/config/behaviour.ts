@@ -202,6 +202,28 @@ export const ZBehaviourConfig = z.strictObject({
       allowedPrivateHosts: z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\](:\d{1,5})?|[0-9a-fA-F:.]+\/\d{1,3}|[0-9a-fA-F:]*:[0-9a-fA-F:]+|[A-Za-z0-9.-]+(:\d{1,5})?)$/, "must be host, host:port, [v6]:port or an address range")).default([]),
     })
     .prefault({}),
+  jobs: z
+    .strictObject({
+      /**
+       * local: the embedded runner in every app process (job runs are rows in this database);
+       * inngest: events go to Inngest (INNGEST_EVENT_KEY / INNGEST_SIGNING_KEY or INNGEST_DEV=1),
+       * which calls back on /api/inngest.
+       */
+      runner: z.enum(["local", "inngest"]).default("local"),
+      /** jobs.prune deletes finished runs (and their steps) older than this. */
+      keepDays: z.int().min(1).max(3_650).default(14),
+      /** Runs one app process executes at the same time (embedded runner). */
+      concurrency: z.int().min(1).max(1_000).default(10),
+      /** A run whose worker stops renewing its lease for this long is taken over by another. */
+      leaseSeconds: z.int().min(2).max(3_600).default(30),
+      /** How often an idle runner looks for due work that no wake-up announced. */
+      pollIntervalMs: z.int().min(50).max(60_000).default(1_000),
+      /** The largest JSON a step may return; bigger results fail the run with a clear reason. */
+      maxStepOutputBytes: z.int().min(1_024).max(4 * 1024 * 1024).default(512 * 1024),
+      /** First retry delay; each further retry doubles it (with jitter), up to ten minutes. */
+      retryBaseDelayMs: z.int().min(0).max(600_000).default(1_000),
+    })
+    .prefault({}),
   logging: z
     .strictObject({
       level: z.enum(["debug", "info", "warn", "error"]).default("info"),

@@ -1,0 +1,188 @@
+/**
+ * The embedded job runner on each database, measured in one run:
+ *
+ * - latency from sending an event to its job's first step starting (p50/p99), runner in-process;
+ * - throughput of 1,000 jobs of three steps each (sent one by one while the runner works);
+ * - the cost of one step.run (stores its result) and of a replayed, memoized step, against a
+ *   bare call of the same function.
+ *
+ * Targets (ARCHITECTURE.md): send → first step p50 ≤ 50 ms on PostgreSQL; ≥ 100 three-step jobs/s.
+ *
+ *   npm run bench:jobs                         embedded PGlite, and PostgreSQL when
+ *                                              BENCH_POSTGRES_URL or TEST_DATABASE_URL is set
+ *   npm run bench:jobs -- 500 2000             latency samples, throughput jobs
+ */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { z } from "zod";
+import { db, disconnectDatabase } from "../lib/db/client";
+import { startEmbeddedDatabase } from "../lib/db/embedded";
+import { migrateDatabase } from "../lib/db/migrate";
+import { defineJob } from "../lib/jobs/define-job";
+import { enqueueJobEvents } from "../lib/jobs/enqueue";
+import { createJobRegistry } from "../lib/jobs/job-registry";
+import { createJobRunner, RUNNER_DEFAULTS } from "../lib/jobs/job-runner";
+import { percentile } from "./support";
+
+process.env.XCLAW_LOG_SILENT ??= "1";
+const latencySamples = Number(process.argv[2] ?? 200);
+const throughputJobs = Number(process.argv[3] ?? 1_000);
+const STEPS_PER_JOB = 200;
+
+// --- the benchmark's jobs ----------------------------------------------------------------------
+
+const firstStepSeen = new Map<string, (at: number) => void>();
+let completedInProcess = 0;
+let onCompleted: (() => void) | undefined;
+const stepTimings: { firstRunMs?: number; replayMs?: number } = {};
+
+const latencyJob = defineJob({ id: "bench.latency", trigger: { event: "bench/latency" }, schema: z.strictObject({ tag: z.string() }) }, async ({ event, step }) => {
+  await step.run("first", () => firstStepSeen.get(event.data.tag)?.(performance.now()) ?? null);
+});
+
+const threeStepJob = defineJob({ id: "bench.three", trigger: { event: "bench/three" }, schema: z.strictObject({ n: z.number() }) }, async ({ event, step }) => {
+  const a = await step.run("one", () => event.data.n + 1);
+  const b = await step.run("two", () => a * 2);
+  const c = await step.run("three", () => b - 1);
+  completedInProcess += 1;
+  onCompleted?.();
+  return c;
+});
+
+function work(index: number): number {
+  return index * 2 + 1;
+}
+
+const manyStepsJob = defineJob({ id: "bench.steps", trigger: { event: "bench/steps" }, schema: z.strictObject({}), retries: 0 }, async ({ step }) => {
+  const started = performance.now();
+  for (let index = 0; index < STEPS_PER_JOB; index++) await step.run(`s${index}`, () => work(index));
+  const elapsed = performance.now() - started;
+  // The first execution stores every step; after the sleep the run is replayed from them.
+  if (stepTimings.firstRunMs === undefined) stepTimings.firstRunMs = elapsed;
+  else stepTimings.replayMs = elapsed;
+  await step.sleep("park", "1200ms");
+});
+
+const jobs = [latencyJob, threeStepJob, manyStepsJob];
+const registry = createJobRegistry(jobs);
+
+// --- measurements ------------------------------------------------------------------------------
+
+async function measure(label: string) {
+  const runner = createJobRunner({ jobs, cron: false });
+  await runner.start();
+  const fmt = (value: number) => value.toFixed(2);
+  try {
+    // Warm up connections and the query plans.
+    for (let index = 0; index < 20; index++) await sendAndWaitFirstStep();
+
+    const latencies: number[] = [];
+    const sendTimes: number[] = [];
+    for (let index = 0; index < latencySamples; index++) {
+      const { latency, send } = await sendAndWaitFirstStep();
+      latencies.push(latency);
+      sendTimes.push(send);
+    }
+
+    completedInProcess = 0;
+    const allDone = new Promise<void>((resolve) => (onCompleted = () => completedInProcess >= throughputJobs && resolve()));
+    const started = performance.now();
+    let next = 0;
+    const senders = Array.from({ length: 8 }, async () => {
+      while (next < throughputJobs) {
+        const n = next++;
+        await enqueueJobEvents(registry, { name: "bench/three", data: { n } });
+      }
+    });
+    await Promise.all(senders);
+    const sentAt = performance.now();
+    await allDone;
+    // The last results are committed right after the handlers return.
+    while ((await db().jobRun.count({ where: { jobId: "bench.three", status: "COMPLETED" } })) < throughputJobs) await new Promise((resolve) => setTimeout(resolve, 5));
+    const throughputSeconds = (performance.now() - started) / 1000;
+
+    stepTimings.firstRunMs = undefined;
+    stepTimings.replayMs = undefined;
+    const { runIds } = await enqueueJobEvents(registry, { name: "bench/steps", data: {} });
+    while ((await db().jobRun.findUnique({ where: { id: runIds[0]! } }))?.status !== "COMPLETED") await new Promise((resolve) => setTimeout(resolve, 50));
+    let sink = 0;
+    const bareStarted = performance.now();
+    const bareCalls = 1_000_000;
+    for (let index = 0; index < bareCalls; index++) sink += work(index);
+    const bareMs = (performance.now() - bareStarted) / bareCalls;
+    if (sink === -1) console.log(sink);
+    const stepMs = stepTimings.firstRunMs! / STEPS_PER_JOB;
+    const replayMs = stepTimings.replayMs! / STEPS_PER_JOB;
+
+    const p50 = percentile(latencies, 50);
+    const jobsPerSecond = throughputJobs / throughputSeconds;
+    console.log(`\njobs bench — ${label}, runner concurrency ${RUNNER_DEFAULTS.concurrency}`);
+    console.log(`  send → first step   p50 ${fmt(p50)} ms  p99 ${fmt(percentile(latencies, 99))} ms   (sendEvent alone p50 ${fmt(percentile(sendTimes, 50))} ms; target p50 ≤ 50 ms on PostgreSQL)`);
+    console.log(
+      `  throughput          ${throughputJobs} jobs × 3 steps in ${fmt(throughputSeconds)} s = ${jobsPerSecond.toFixed(0)} jobs/s, ${(jobsPerSecond * 3).toFixed(0)} steps/s   (sending took ${fmt((sentAt - started) / 1000)} s; target ≥ 100 jobs/s)`,
+    );
+    console.log(`  one step.run        ${fmt(stepMs * 1000)} µs (stores its result)   replayed ${fmt(replayMs * 1000)} µs   bare call ${(bareMs * 1e6).toFixed(1)} ns`);
+    console.log(`  ratios              step.run / bare call ${(stepMs / bareMs).toExponential(2)}x   replayed step / bare call ${(replayMs / bareMs).toExponential(2)}x   step.run / replayed ${(stepMs / replayMs).toFixed(0)}x`);
+    return { p50, jobsPerSecond };
+  } finally {
+    onCompleted = undefined;
+    await runner.stop({ graceMs: 2_000 });
+  }
+}
+
+async function sendAndWaitFirstStep(): Promise<{ latency: number; send: number }> {
+  const tag = randomBytes(6).toString("hex");
+  const seen = new Promise<number>((resolve) => firstStepSeen.set(tag, resolve));
+  const started = performance.now();
+  await enqueueJobEvents(registry, { name: "bench/latency", data: { tag } });
+  const sent = performance.now();
+  const at = await seen;
+  firstStepSeen.delete(tag);
+  return { latency: at - started, send: sent - started };
+}
+
+// --- databases ---------------------------------------------------------------------------------
+
+const results: Record<string, { p50: number; jobsPerSecond: number }> = {};
+
+{
+  const embedded = await startEmbeddedDatabase({});
+  await migrateDatabase(embedded.url);
+  process.env.DATABASE_URL = embedded.url;
+  process.env.XCLAW_EMBEDDED_DATABASE_URL = embedded.url;
+  try {
+    results.pglite = await measure("embedded PGlite (one connection)");
+  } finally {
+    await disconnectDatabase();
+    delete process.env.XCLAW_EMBEDDED_DATABASE_URL;
+    await embedded.stop();
+  }
+}
+
+const adminUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
+if (adminUrl) {
+  const name = `xclaw_bench_jobs_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  try {
+    await migrateDatabase(url.toString());
+    process.env.DATABASE_URL = url.toString();
+    results.postgres = await measure(`PostgreSQL ${(await admin.query("SHOW server_version")).rows[0].server_version}`);
+  } finally {
+    await disconnectDatabase();
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.end();
+  }
+} else {
+  console.log("\n(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_DATABASE_URL to a superuser URL, e.g. postgresql://postgres@127.0.0.1:5432/postgres)");
+}
+
+if (results.pglite && results.postgres) {
+  console.log(`\n  PostgreSQL / PGlite  latency p50 ${(results.postgres.p50 / results.pglite.p50).toFixed(2)}x   throughput ${(results.postgres.jobsPerSecond / results.pglite.jobsPerSecond).toFixed(2)}x`);
+}
+const pass = (results.postgres?.p50 ?? 0) <= 50 && Object.values(results).every((result) => result.jobsPerSecond >= 100);
+console.log(`\n  targets ${pass ? "met" : "NOT met"}`);
+process.exit(0);

@@ -1,0 +1,38 @@
+import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { AppError } from "@/lib/errors";
+import { createLogger } from "@/lib/observability/logger";
+import { jobCatalog } from "./catalog";
+import type { TSendEventInput } from "./define-job";
+import { enqueueJobEvents, type TSendEventResult } from "./enqueue";
+import { inngestClient } from "./inngest-client";
+import { createJobRegistry } from "./job-registry";
+import { prepareEvents } from "./prepare-events";
+
+export type { TSendEventResult };
+
+/**
+ * The app-side way to start jobs: `await sendEvent({ name: "alert.received", data, id })`.
+ *
+ * Every event is validated against the schema of each job it triggers before anything is sent,
+ * and an unknown name is refused: a bad event is a clear 400-style AppError and nothing is
+ * queued. An event id makes sending idempotent: a second send with the same id within 24 hours
+ * does nothing. With jobs.runner: local the runs are created in this database (any app process's
+ * runner picks them up); with inngest the events go to Inngest.
+ *
+ * This is an entry point (it imports the catalog): job handlers send with step.sendEvent instead.
+ */
+const log = createLogger("jobs");
+
+export async function sendEvent(events: TSendEventInput | readonly TSendEventInput[]): Promise<TSendEventResult> {
+  const registry = createJobRegistry(jobCatalog);
+  if (getBehaviourConfig().jobs.runner === "local") return enqueueJobEvents(registry, events);
+  const list = Array.isArray(events) ? events : [events as TSendEventInput];
+  const prepared = prepareEvents(registry, list);
+  try {
+    const sent = await inngestClient().send(prepared.map((event, index) => ({ id: event.id, name: event.name, data: (list[index]!.data ?? {}) as Record<string, unknown> })));
+    return { ids: sent.ids, runIds: [], duplicateIds: [] };
+  } catch (error) {
+    log.error("could not send events to Inngest", { error: (error as Error).message });
+    throw new AppError("unavailable", "Could not hand the event to Inngest. Check INNGEST_EVENT_KEY / INNGEST_BASE_URL, or try again.", { cause: error });
+  }
+}

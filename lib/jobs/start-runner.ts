@@ -1,0 +1,62 @@
+import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { createLogger } from "@/lib/observability/logger";
+import { jobCatalog } from "./catalog";
+import { createJobRunner, type TJobRunner, type TJobRunnerOptions } from "./job-runner";
+
+/**
+ * The app's embedded runner: the catalog's jobs with the settings from xclaw.yaml (jobs:). One per
+ * process, kept on globalThis because Next.js may load this module more than once. Started by
+ * instrumentation.ts in every Next.js server process when jobs.runner is local; scripts and
+ * tests can start one the same way (or build their own with createJobRunner).
+ */
+const log = createLogger("jobs");
+const globalForRunner = globalThis as unknown as { xclawJobRunner?: Promise<TJobRunner> };
+
+export function startJobRunner(overrides: Partial<TJobRunnerOptions> = {}): Promise<TJobRunner> {
+  globalForRunner.xclawJobRunner ??= (async () => {
+    const settings = getBehaviourConfig().jobs;
+    const runner = createJobRunner({
+      jobs: jobCatalog,
+      concurrency: settings.concurrency,
+      leaseMs: settings.leaseSeconds * 1000,
+      pollIntervalMs: settings.pollIntervalMs,
+      maxStepOutputBytes: settings.maxStepOutputBytes,
+      retryBaseDelayMs: settings.retryBaseDelayMs,
+      ...overrides,
+    });
+    await runner.start();
+    return runner;
+  })();
+  const started = globalForRunner.xclawJobRunner;
+  started.catch(() => {
+    if (globalForRunner.xclawJobRunner === started) globalForRunner.xclawJobRunner = undefined;
+  });
+  return started;
+}
+
+/**
+ * For instrumentation.ts: starts the runner when jobs.runner is local and a database is
+ * configured; logs instead of failing, so a database that is briefly down at start does not keep
+ * the web app from serving (the runner is started again on the next process start).
+ */
+export async function startAppJobRunner(): Promise<void> {
+  if (getBehaviourConfig().jobs.runner !== "local") return;
+  if (!process.env.DATABASE_URL) {
+    log.warn("job runner not started: DATABASE_URL is not set (start the app with `npm run dev` or `npm start`)");
+    return;
+  }
+  try {
+    await startJobRunner();
+  } catch (error) {
+    log.error("job runner could not start", { error });
+  }
+}
+
+/** Graceful shutdown: see TJobRunner.stop. */
+export async function stopJobRunner(options: { graceMs?: number } = {}): Promise<void> {
+  const started = globalForRunner.xclawJobRunner;
+  globalForRunner.xclawJobRunner = undefined;
+  if (!started) return;
+  const runner = await started.catch(() => undefined);
+  await runner?.stop(options);
+}
