@@ -7,13 +7,13 @@ import nextTypescript from "eslint-config-next/typescript";
  */
 const LIB_LAYERS = [
   ["errors.ts", "config", "observability", "net", "wire", "db", "http"],
-  ["providers", "sandbox", "settings"],
+  ["providers", "sandbox", "settings", "jobs"],
   ["tools", "browser"],
   ["capabilities", "approvals", "auth", "users"],
   ["agent"],
   ["sessions"],
   ["runs"],
-  ["channels"],
+  ["channels", "job-catalog"],
 ];
 const libZones = LIB_LAYERS.flatMap((layer, index) =>
   layer.map((folder) => ({

@@ -11,6 +11,6 @@ export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { installPeerAddressHook } = await import("./lib/auth/client-ip");
   installPeerAddressHook();
-  const { startAppJobRunner } = await import("./lib/jobs/start-runner");
+  const { startAppJobRunner } = await import("./lib/job-catalog/start-runner");
   await startAppJobRunner();
 }

@@ -271,3 +271,38 @@ describe("slash commands and bang commands through the web channel", () => {
     void readUiStream;
   });
 });
+
+describe("run housekeeping jobs", () => {
+  it("expires an undecided approval: the call is answered 'not run', the session is free, the next message continues", async () => {
+    const { expirePendingApprovals } = await import("@/lib/runs/run-jobs");
+    const { user, cookie } = await createUser();
+    const sessionId = await newSession(cookie);
+    fake.script([{ toolCalls: [{ name: "shell", arguments: { command: "echo hi" } }] }]);
+    await sendChat(cookie, sessionId, "run something");
+    await waitForRun(sessionId);
+    const approval = await db().approval.findFirstOrThrow({ where: { sessionId } });
+    expect(await expirePendingApprovals({ now: new Date(approval.expiresAt.getTime() - 1_000) })).toBe(0);
+    expect(await expirePendingApprovals({ now: new Date(approval.expiresAt.getTime() + 1_000) })).toBe(1);
+    expect(await db().approval.findUniqueOrThrow({ where: { id: approval.id } })).toMatchObject({ status: "EXPIRED" });
+    expect(await db().chatSession.findUniqueOrThrow({ where: { id: sessionId } })).toMatchObject({ status: "SUCCESS", statusReason: "the approval expired" });
+    fake.script([{ text: "Understood." }]);
+    expect((await sendChat(cookie, sessionId, "never mind")).text).toBe("Understood.");
+    const seen = fake.requests.at(-1)!.body.messages.slice(1);
+    expect(seen.map((message: { role: string }) => message.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(seen[2].content).toMatch(/Not run: the approval expired/);
+    void user;
+  });
+
+  it("marks a run whose process died as interrupted and deletes the event copies of ended runs", async () => {
+    const { cleanFinishedRunState } = await import("@/lib/runs/run-jobs");
+    const { user } = await createUser();
+    const dead = await db().chatSession.create({ data: { userId: user.id, title: "dead", status: "RUNNING", runnerId: "gone", leaseExpiresAt: new Date(Date.now() - 60_000) } });
+    const ended = await db().chatSession.create({ data: { userId: user.id, title: "ended", status: "SUCCESS", runId: "00000000-0000-4000-8000-00000000000a" } });
+    await db().runEventBatch.create({ data: { runId: "00000000-0000-4000-8000-00000000000a", sessionId: ended.id, seq: 1, events: [], createdAt: new Date(Date.now() - 3_600_000) } });
+    const result = await cleanFinishedRunState();
+    expect(result.interrupted).toBeGreaterThanOrEqual(1);
+    expect(result.batches).toBeGreaterThanOrEqual(1);
+    expect(await db().chatSession.findUniqueOrThrow({ where: { id: dead.id } })).toMatchObject({ status: "FAILED", statusReason: "interrupted" });
+    expect(await db().runEventBatch.count({ where: { sessionId: ended.id } })).toBe(0);
+  });
+});

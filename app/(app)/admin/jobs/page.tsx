@@ -5,7 +5,7 @@ import { Alert } from "@/components/ui/alert";
 import { PageHeader, Section } from "@/components/ui/card";
 import { requirePageAdmin } from "@/lib/auth/page-session";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
-import { describeJobs, listJobRuns } from "@/lib/jobs/admin-runs";
+import { describeJobs, listJobRuns } from "@/lib/job-catalog/admin-runs";
 
 export const metadata: Metadata = { title: "Jobs" };
 

@@ -1,7 +1,7 @@
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { createLogger } from "@/lib/observability/logger";
 import { jobCatalog } from "./catalog";
-import { createJobRunner, type TJobRunner, type TJobRunnerOptions } from "./job-runner";
+import { createJobRunner, type TJobRunner, type TJobRunnerOptions } from "@/lib/jobs/job-runner";
 
 /**
  * The app's embedded runner: the catalog's jobs with the settings from xclaw.yaml (jobs:). One per

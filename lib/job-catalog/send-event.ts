@@ -2,11 +2,11 @@ import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import { jobCatalog } from "./catalog";
-import type { TSendEventInput } from "./define-job";
-import { enqueueJobEvents, type TSendEventResult } from "./enqueue";
-import { inngestClient } from "./inngest-client";
-import { createJobRegistry } from "./job-registry";
-import { prepareEvents } from "./prepare-events";
+import type { TSendEventInput } from "@/lib/jobs/define-job";
+import { enqueueJobEvents, type TSendEventResult } from "@/lib/jobs/enqueue";
+import { inngestClient } from "@/lib/jobs/inngest-client";
+import { createJobRegistry } from "@/lib/jobs/job-registry";
+import { prepareEvents } from "@/lib/jobs/prepare-events";
 
 export type { TSendEventResult };
 
