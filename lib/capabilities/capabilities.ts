@@ -8,7 +8,7 @@ import { currentTimeTool } from "@/lib/tools/current-time";
 import { createFileTools } from "@/lib/tools/file-tools";
 import type { ToolRegistry } from "@/lib/tools/registry";
 import { createShellTools } from "@/lib/tools/shell-tools";
-import { assembleTools, type TSessionRef, type TToolProvider } from "./tool-provider";
+import { assembleTools, chainPrepareSteps, type TCapabilityPrepareStep, type TSessionRef, type TToolProvider } from "./tool-provider";
 
 /**
  * The capabilities every run can draw on, in one list: each contributes tools per run and frees
@@ -52,6 +52,11 @@ export function capabilityProviders(runtime: TSandboxRuntime = sandboxRuntime(),
 /** The tools a run of this session gets. */
 export function runTools(session: TSessionRef, config = getBehaviourConfig()): ToolRegistry {
   return assembleTools(capabilityProviders(sandboxRuntime(config), config), { ...session, config }).registry;
+}
+
+/** The capabilities' prepare hooks for a run of this session, plus the run's own, chained. */
+export function runPrepareStep(session: TSessionRef, extra?: TCapabilityPrepareStep, config = getBehaviourConfig()): TCapabilityPrepareStep | undefined {
+  return chainPrepareSteps(capabilityProviders(sandboxRuntime(config), config), { ...session, config }, extra);
 }
 
 /** Every tool the default capabilities offer (listings, tests). */

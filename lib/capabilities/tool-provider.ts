@@ -1,4 +1,5 @@
 import type { TBehaviourConfig } from "@/lib/config/behaviour";
+import type { TMessage } from "@/lib/providers/types";
 import { createLogger } from "@/lib/observability/logger";
 import { ToolRegistry, type TTool } from "@/lib/tools/registry";
 
@@ -11,6 +12,12 @@ export type TSessionRef = { userId: string; sessionId: string };
 
 export type TToolProviderContext = TSessionRef & { config: TBehaviourConfig };
 
+/**
+ * Runs before every model call of a run and may add to what the model sees (memory recall, skills).
+ * The stable system prompt must stay first so providers can cache it: add after it.
+ */
+export type TCapabilityPrepareStep = (input: { iteration: number; system: string; messages: TMessage[] }) => Promise<{ system?: string; messages?: TMessage[] } | void>;
+
 export type TToolProvider = {
   /** Where the tools come from, named in errors: "files", "browser", "plugin weather". */
   id: string;
@@ -19,6 +26,8 @@ export type TToolProvider = {
   tools(context: TToolProviderContext): readonly TTool[];
   /** Frees what this capability holds for a session that was deleted (a sandbox, a browser context). */
   releaseSession?(session: TSessionRef): Promise<void>;
+  /** A hook for each model call of this session's runs (e.g. memory recall), or undefined. */
+  prepareStep?(context: TToolProviderContext): TCapabilityPrepareStep | undefined;
 };
 
 const log = createLogger("tools");
@@ -59,4 +68,28 @@ export function assembleTools(providers: readonly TToolProvider[], context: TToo
   }
   for (const problem of problems) log.warn("tool not registered", { problem, sessionId: context.sessionId });
   return { registry, problems };
+}
+
+/** The providers' prepare hooks for one run, chained in the providers' order. */
+export function chainPrepareSteps(providers: readonly TToolProvider[], context: TToolProviderContext, extra?: TCapabilityPrepareStep): TCapabilityPrepareStep | undefined {
+  const hooks = providers.flatMap((provider) => {
+    try {
+      const hook = provider.prepareStep?.(context);
+      return hook ? [hook] : [];
+    } catch (error) {
+      log.warn("a capability's prepare hook is unavailable", { capability: provider.id, error });
+      return [];
+    }
+  });
+  if (extra) hooks.push(extra);
+  if (!hooks.length) return undefined;
+  return async (input) => {
+    let { system, messages } = input;
+    for (const hook of hooks) {
+      const changed = (await hook({ iteration: input.iteration, system, messages })) ?? {};
+      system = changed.system ?? system;
+      messages = changed.messages ?? messages;
+    }
+    return { system, messages };
+  };
 }

@@ -1,6 +1,7 @@
 import { pruneAuthRecordsJob } from "@/lib/auth/prune-job";
 import type { TAnyJobDefinition } from "@/lib/jobs/define-job";
 import { jobsPruneJob } from "@/lib/jobs/builtin/jobs-prune";
+import { installJobs } from "@/lib/jobs/installed-jobs";
 import { cleanRunStateJob, expireApprovalsJob } from "@/lib/runs/run-jobs";
 
 /**
@@ -9,8 +10,9 @@ import { cleanRunStateJob, expireApprovalsJob } from "@/lib/runs/run-jobs";
  * events against their schemas. A domain defines its jobs beside its code (lib/<domain>) with
  * defineJob from the engine (lib/jobs) and adds them here.
  *
- * This folder sits on top of the layering: only entry points (the runner start, sendEvent for the
- * app, the admin actions, inngest/functions.ts) import the catalog; inside a job, send events with
- * step.sendEvent.
+ * This folder sits on top of the layering: only entry points (the runner start, the admin actions,
+ * inngest/functions.ts, instrumentation.ts) import the catalog. Loading it installs the jobs for
+ * the engine's sendEvent, which domains call without importing this file.
  */
 export const jobCatalog: readonly TAnyJobDefinition[] = [pruneAuthRecordsJob, jobsPruneJob, expireApprovalsJob, cleanRunStateJob];
+installJobs(jobCatalog);

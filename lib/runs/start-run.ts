@@ -4,7 +4,7 @@ import { runAgent } from "@/lib/agent/run-agent";
 import { RunStopped, STOP_REASONS } from "@/lib/agent/stop-reasons";
 import { buildSystemPrompt } from "@/lib/agent/system-prompt";
 import { decideToolCall } from "@/lib/approvals/policy";
-import { runTools } from "@/lib/capabilities/capabilities";
+import { runPrepareStep, runTools } from "@/lib/capabilities/capabilities";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import type { Step } from "@/lib/db/generated/client";
@@ -287,7 +287,7 @@ async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaime
     },
     recorder,
     subscribers: [(event) => publishLocal(run, event), ...(options.subscribers ?? [])],
-    prepareStep: options.prepareStep,
+    prepareStep: runPrepareStep({ userId: session.userId, sessionId: session.id }, options.prepareStep, config),
     onTranscript: (messages) => {
       const lastStepId = recorder.lastStepId();
       if (lastStepId) rememberHistory(session.id, { userId: session.userId, lastStepId, messages });

@@ -1,12 +1,12 @@
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
-import { jobCatalog } from "./catalog";
-import type { TSendEventInput } from "@/lib/jobs/define-job";
-import { enqueueJobEvents, type TSendEventResult } from "@/lib/jobs/enqueue";
-import { inngestClient } from "@/lib/jobs/inngest-client";
-import { createJobRegistry } from "@/lib/jobs/job-registry";
-import { prepareEvents } from "@/lib/jobs/prepare-events";
+import type { TSendEventInput } from "./define-job";
+import { enqueueJobEvents, type TSendEventResult } from "./enqueue";
+import { inngestClient } from "./inngest-client";
+import { installedJobs } from "./installed-jobs";
+import { createJobRegistry } from "./job-registry";
+import { prepareEvents } from "./prepare-events";
 
 export type { TSendEventResult };
 
@@ -19,12 +19,13 @@ export type { TSendEventResult };
  * does nothing. With jobs.runner: local the runs are created in this database (any app process's
  * runner picks them up); with inngest the events go to Inngest.
  *
- * This is an entry point (it imports the catalog): job handlers send with step.sendEvent instead.
+ * Any domain may call it (the catalog installs the jobs at start, lib/jobs/installed-jobs.ts);
+ * inside a job handler, send with step.sendEvent instead so the send is memoized.
  */
 const log = createLogger("jobs");
 
 export async function sendEvent(events: TSendEventInput | readonly TSendEventInput[]): Promise<TSendEventResult> {
-  const registry = createJobRegistry(jobCatalog);
+  const registry = createJobRegistry(installedJobs());
   if (getBehaviourConfig().jobs.runner === "local") return enqueueJobEvents(registry, events);
   const list = Array.isArray(events) ? events : [events as TSendEventInput];
   const prepared = prepareEvents(registry, list);
