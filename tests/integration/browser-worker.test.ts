@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { TBrowserAction, TBrowserObservation } from "@/lib/browser/protocol";
+import type { TBrowserAction, TBrowserEgress, TBrowserObservation } from "@/lib/browser/protocol";
 import { BrowserWorkerClient } from "@/lib/browser/worker-client";
 import { findChromium } from "@/workers/browser/chromium";
 import { spawnBrowserWorker } from "@/workers/browser/spawn-worker";
@@ -58,9 +58,9 @@ beforeEach(() => site.reset());
 const egress = () => ({ mode: "ask" as const, allowedOrigins: [site.url] });
 
 let sessionCounter = 0;
-function newSession(userId = "user-a") {
+function newSession(userId = "user-a", policy: TBrowserEgress = egress()) {
   const sessionId = `session-${++sessionCounter}-${randomBytes(3).toString("hex")}`;
-  return (action: TBrowserAction) => client.act({ userId, sessionId, action, egress: egress() });
+  return (action: TBrowserAction) => client.act({ userId, sessionId, action, egress: policy });
 }
 
 const navigate = (url: string): TBrowserAction => ({ type: "navigate", url });
@@ -377,7 +377,8 @@ describe("safety", () => {
     ["about:", () => "about:blank", "about: URLs cannot be opened"],
     ["data:", () => "data:text/html,<h1>hi</h1>", "data: URLs cannot be opened"],
   ])("refuses to navigate to %s", async (_name, url, reason) => {
-    const act = newSession();
+    // Whatever the sites the session allows: here, all of them.
+    const act = newSession("user-a", { mode: "allow", allowedOrigins: [] });
     const refused = await act(navigate(url(site.port)));
     expect(refused.isError).toBe(true);
     expect(refused.text).toContain(reason);

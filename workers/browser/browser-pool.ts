@@ -1,6 +1,6 @@
 import { chromium, type Browser } from "playwright-core";
 import type { TBrowserAction, TBrowserEgress, TBrowserObservation, TWorkerHealth } from "@/lib/browser/protocol";
-import { allowedOriginSet } from "@/lib/browser/egress";
+import { allowedOriginSet, originOf } from "@/lib/browser/egress";
 import type { TLogger } from "@/lib/observability/logger";
 import { navigationUrl } from "@/lib/browser/navigation-url";
 import { BrowserSession, navigationNeedsApproval, refusedNavigation, type TSessionSettings } from "./browser-session";
@@ -120,12 +120,13 @@ export class BrowserPool {
       return { text, isError: true };
     }
     if (!session && action.type === "navigate") {
-      // A refused address needs no browser context at all.
+      // A refused address needs no browser context at all. Egress first: the URL guard's DNS lookup
+      // would already tell the host name to that site's DNS server.
       const url = navigationUrl(action.url);
+      const origin = originOf(url);
+      if (origin !== "null" && !action.allowSensitive && egress.mode === "ask" && !allowedOriginSet(egress.allowedOrigins).has(origin)) return navigationNeedsApproval(url, origin);
       const verdict = await this.options.session.guard.check(url);
       if (!verdict.ok) return refusedNavigation(url, verdict);
-      const origin = verdict.url.origin;
-      if (!action.allowSensitive && egress.mode === "ask" && !allowedOriginSet(egress.allowedOrigins).has(origin)) return navigationNeedsApproval(url, origin);
     }
     session ??= await this.openSession(userId, sessionId);
     const active = session;

@@ -271,10 +271,10 @@ export class BrowserSession {
       // A form submission (or navigation) during an action that the action may not send.
       if (this.submissions.judgeRequest(route.request())) return await route.abort("blockedbyclient");
       if (/^(data|blob):/i.test(url)) return await route.continue();
-      const verdict = await this.settings.guard.check(url, { protocols: new Set(["http:", "https:", "ws:", "wss:"]) });
-      const refusal = verdict.ok ? this.egress.judge(route.request()) : undefined;
+      // Before the URL guard: its DNS lookup alone would tell the name (secret.attacker.example) to the site's DNS server.
       // A document that may not load: "204 No Content" keeps the current one, where an abort would show an error page.
-      if (refusal) return await (route.request().isNavigationRequest() ? route.fulfill({ status: 204 }) : route.abort("blockedbyclient"));
+      if (this.egress.judge(route.request())) return await (route.request().isNavigationRequest() ? route.fulfill({ status: 204 }) : route.abort("blockedbyclient"));
+      const verdict = await this.settings.guard.check(url, { protocols: new Set(["http:", "https:", "ws:", "wss:"]) });
       if (verdict.ok) return await route.continue();
       if (verdict.unresolved) return await route.abort("namenotresolved");
       this.noteBlocked(url, verdict.reason);
@@ -525,13 +525,14 @@ export class BrowserSession {
 
   private async navigate(raw: string, allowSensitive: boolean): Promise<TBrowserObservation> {
     const url = navigationUrl(raw);
+    // The whole address (host, path, query, fragment) goes to that site and its pages' scripts; asked
+    // before the URL guard, whose DNS lookup alone would tell the host name to that site's DNS server.
+    const origin = originOf(url);
+    if (origin !== "null" && !allowSensitive && !this.egress.allows(origin)) return navigationNeedsApproval(url, origin);
     const verdict = await this.settings.guard.check(url);
     if (!verdict.ok) return refusedNavigation(url, verdict);
-    // The whole address (path, query, fragment) goes to that site and its pages' scripts.
-    const origin = verdict.url.origin;
-    if (!allowSensitive && !this.egress.allows(origin)) return navigationNeedsApproval(url, origin);
     const page = await this.activePage();
-    this.egress.begin({ kind: "navigate", page, approvedOrigin: allowSensitive ? origin : undefined });
+    this.egress.begin({ kind: "navigate", page, approvedOrigin: allowSensitive ? verdict.url.origin : undefined });
     let observation: TBrowserObservation;
     let refused: TEgressRefusal[] = [];
     try {
