@@ -6,7 +6,7 @@ import { z } from "zod";
  * (user, session) and gets back an observation for the model.
  *
  *   GET  /v1/health                              → TWorkerHealth
- *   POST /v1/act    TBrowserActRequest           → TBrowserObservation
+ *   POST /v1/act    TBrowserActRequest           → TBrowserObservation  (with the session's egress policy)
  *   POST /v1/close  { userId, sessionId }        → { closed: boolean }
  *
  * Every request carries `Authorization: Bearer <BROWSER_WORKER_SECRET>`; errors are
