@@ -64,7 +64,7 @@ try {
       row.baseline.push(performance.now() - started);
 
       started = performance.now();
-      const act = (action: Parameters<BrowserWorkerClient["act"]>[0]["action"]) => client.act({ userId: "bench", sessionId: "reader", action });
+      const act = (action: Parameters<BrowserWorkerClient["act"]>[0]["action"]) => client.act({ userId: "bench", sessionId: "reader", action, egress: { mode: "ask", allowedOrigins: [site.url] } });
       await act({ type: "navigate", url: `${site.url}${path}` });
       const text = await act({ type: "content", mode: "text", offset: 0 });
       row.worker.push(performance.now() - started);

@@ -14,5 +14,6 @@ export type TChatSession = TSessionView["session"];
 
 export type TProviderInfo = { name: string; model: string; configured: boolean };
 
-export type TApprovalDecision = { decision: "approve" | "deny"; alwaysAllow?: boolean };
+/** `alwaysAllowSite`: allow the site the card names (the server takes it from the stored card, never from here). */
+export type TApprovalDecision = { decision: "approve" | "deny"; alwaysAllow?: boolean; alwaysAllowSite?: boolean };
 

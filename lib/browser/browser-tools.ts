@@ -1,20 +1,28 @@
 import { z } from "zod";
+import { getBehaviourConfig } from "@/lib/config/behaviour";
 import type { TContentPart } from "@/lib/providers/types";
-import { defineTool, type TTool, type TToolContext, type TToolResult, type TToolRisk } from "@/lib/tools/registry";
-import { describeSubmission, type TBrowserAction, type TBrowserObservation, type TBrowserTarget } from "./protocol";
+import { defineTool, type TTool, type TToolContext, type TToolPreview, type TToolResult, type TToolRisk } from "@/lib/tools/registry";
+import { allowedOriginSet, originOf, siteName, type TEgressMode } from "./egress";
+import { navigationUrl } from "./navigation-url";
+import { describeSubmission, type TBrowserAction, type TBrowserEgress, type TBrowserObservation, type TBrowserTarget } from "./protocol";
 import { selectorLooksSensitive } from "./sensitive-actions";
 import type { BrowserWorkerClient } from "./worker-client";
 
 /**
  * The eight browser tools. They run in the browser worker, in a browser context of this chat
- * session alone. Looking, scrolling, typing and ordinary clicks are read-risk and run freely;
- * a click (or Enter) that submits, pays, deletes, confirms or purchases, and anything on a page
- * with a CAPTCHA, has to be marked `sensitive` and then goes through the approval policy.
+ * session alone. Looking and scrolling are read-risk and run freely; so do opening, typing and
+ * ordinary clicks on the sites the session's owner allowed (`context.allowedOrigins`). A click
+ * (or Enter) that submits, pays, deletes, confirms or purchases, anything on a page with a
+ * CAPTCHA, and opening, typing, clicking or submitting on a site that is not allowed (egress,
+ * DESIGN.md decision 8, unless `browser.egress: allow`) has to be marked `sensitive` and then goes
+ * through the approval policy. The card names the site the data goes to (`preview.origin`), so
+ * the owner can allow it for the rest of the chat.
  *
  * Why a flag in the arguments instead of a lookup: riskOf is synchronous and sees only the
  * arguments, and the registry is shared by all sessions. The flag cannot be used to skip an
- * approval: the worker inspects the real element right before acting and refuses a sensitive
- * action that was not marked, telling the model to mark it, which makes the policy ask.
+ * approval: the worker gets the allowed sites with every action, inspects the real element and
+ * page right before acting, and refuses a sensitive action that was not marked, telling the model
+ * to mark it, which makes the policy ask.
  */
 const ZAgentId = z
   .union([z.int().min(1).max(10_000_000), z.string().regex(/^\d{1,8}$/)])
@@ -24,7 +32,9 @@ const ZSelector = z.string().min(1).max(1_000).optional().describe("A CSS select
 const ZSensitive = z
   .boolean()
   .optional()
-  .describe('true when this submits a form, pays, deletes, confirms or purchases, or acts on a page with a CAPTCHA (elements marked "needs approval"); the user is asked first');
+  .describe(
+    'true when this submits a form, pays, deletes, confirms or purchases, acts on a page with a CAPTCHA (elements marked "needs approval"), or sends anything (an address, typed text, a click) to a site that is not allowed in this chat; the user is asked first',
+  );
 
 const hasOneTarget = (input: { agent_id?: unknown; selector?: unknown }) => (input.agent_id === undefined) !== (input.selector === undefined);
 const ONE_TARGET = { message: "Give either agent_id or selector (exactly one of them)." };
@@ -43,26 +53,52 @@ function describeTarget(input: { agent_id?: number | string; selector?: string }
   return input.agent_id !== undefined ? `element ${input.agent_id}` : `the element matching ${JSON.stringify(input.selector)}`;
 }
 
-export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
-  const act = async (context: TToolContext, action: TBrowserAction) => toResult(await client.act({ userId: context.userId, sessionId: context.sessionId, action, signal: context.signal }));
+export type TBrowserToolOptions = {
+  /** browser.egress; read from xclaw.yaml when absent. */
+  egress?: TEgressMode;
+};
+
+export function createBrowserTools(client: BrowserWorkerClient, options: TBrowserToolOptions = {}): TTool[] {
+  // Read per call, not per registry: the registry is shared by every session.
+  const egressOf = (context: TToolContext): TBrowserEgress => ({ mode: options.egress ?? getBehaviourConfig().browser.egress, allowedOrigins: [...(context.allowedOrigins ?? [])] });
+  const act = async (context: TToolContext, action: TBrowserAction) =>
+    toResult(await client.act({ userId: context.userId, sessionId: context.sessionId, action, egress: egressOf(context), signal: context.signal }));
+  /** The site to offer "always allow" for: one the session does not allow yet. */
+  const newSite = (context: TToolContext, origin: string | undefined): string | undefined => {
+    const egress = egressOf(context);
+    if (!origin || origin === "null" || egress.mode === "allow" || allowedOriginSet(egress.allowedOrigins).has(origin)) return undefined;
+    return origin;
+  };
 
   // The card names where the action would send data; the worker holds the approved action to it.
-  const previewOf = async (context: TToolContext, action: TBrowserAction & { type: "describe" }, fallback: string) => {
-    const observation = await client.act({ userId: context.userId, sessionId: context.sessionId, action, signal: context.signal });
+  const previewOf = async (context: TToolContext, action: TBrowserAction & { type: "describe" }, fallback: string): Promise<TToolPreview> => {
+    const observation = await client.act({ userId: context.userId, sessionId: context.sessionId, action, egress: egressOf(context), signal: context.signal });
     if (observation.isError) return { title: fallback, detail: observation.text };
     const title = observation.title ?? fallback;
-    return { title: observation.submission ? `${title} (${describeSubmission(observation.submission)})` : title, detail: observation.text };
+    const origin = newSite(context, observation.destination);
+    return { title: observation.submission ? `${title} (${describeSubmission(observation.submission)})` : title, detail: observation.text, ...(origin ? { origin } : {}) };
   };
+
+  const flagRisk = (input: { sensitive?: boolean }): TToolRisk => (input.sensitive ? "external" : "read");
 
   const navigate = defineTool({
     // One page per session: browser calls run one after another, in the order the model gave.
     sequential: true,
     name: "browser_navigate",
     description:
-      "Open a web page in this chat's own browser (JavaScript runs; cookies stay in this chat). Waits for the page to settle and dismisses cookie banners. Returns the title and URL; then read the page with browser_content. Private, loopback and cloud-metadata addresses are refused.",
-    input: z.object({ url: z.string().min(1).max(8_192).describe("The full address, e.g. https://example.com/pricing") }),
+      'Open a web page in this chat\'s own browser (JavaScript runs; cookies stay in this chat). Waits for the page to settle and dismisses cookie banners. Returns the title and URL; then read the page with browser_content. Private, loopback and cloud-metadata addresses are refused. Opening a site that is not allowed in this chat needs "sensitive": true: the user is asked first and may allow the site for the rest of the chat.',
+    input: z.object({ url: z.string().min(1).max(8_192).describe("The full address, e.g. https://example.com/pricing"), sensitive: ZSensitive }),
     risk: "read",
-    execute: ({ url }, context) => act(context, { type: "navigate", url }),
+    riskOf: flagRisk,
+    // The whole address is shown: whatever is in it (a query, a fragment) goes to that site.
+    preview: async ({ url }, context) => {
+      const address = navigationUrl(url);
+      const origin = originOf(address);
+      const site = newSite(context, origin);
+      const where = origin === "null" ? "" : site ? `\nEverything in this address, including anything after "?" or "#", goes to ${origin} (its server and its pages' scripts), a site not yet allowed in this chat.` : `\n${origin} is allowed in this chat.`;
+      return { title: `Open ${origin === "null" ? "a page" : siteName(origin)}`, detail: `Opens ${address}${where}`, ...(site ? { origin: site } : {}) };
+    },
+    execute: ({ url, sensitive }, context) => act(context, { type: "navigate", url, allowSensitive: flagRisk({ sensitive }) === "external" }),
   });
 
   const content = defineTool({
@@ -85,7 +121,7 @@ export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
     sequential: true,
     name: "browser_click",
     description:
-      'Click an element: agent_id (its number) or a selector. Waits for a navigation if the click starts one; an element covered by another is clicked through the DOM. Set sensitive: true for anything that submits, pays, deletes, confirms or purchases ("needs approval" in the listing); the user approves it first. Unmarked sensitive clicks are refused.',
+      'Click an element: agent_id (its number) or a selector. Waits for a navigation if the click starts one; an element covered by another is clicked through the DOM. Set sensitive: true for anything that submits, pays, deletes, confirms or purchases ("needs approval" in the listing), and for clicks on or into sites not allowed in this chat; the user approves it first. Unmarked sensitive clicks are refused.',
     input: z.object({ agent_id: ZAgentId, selector: ZSelector, sensitive: ZSensitive }).refine(hasOneTarget, ONE_TARGET),
     risk: "read",
     riskOf: clickRisk,
@@ -93,13 +129,12 @@ export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
     execute: (input, context) => act(context, { type: "click", target: targetOf(input), allowSensitive: clickRisk(input) === "external" }),
   });
 
-  const flagRisk = (input: { sensitive?: boolean }): TToolRisk => (input.sensitive ? "external" : "read");
   const type = defineTool({
     // One page per session: browser calls run one after another, in the order the model gave.
     sequential: true,
     name: "browser_type",
     description:
-      "Replace the text of an input, text area or editable element (agent_id or selector), or choose an option of a select by its label. Autocomplete fields get real key presses, so their suggestions appear; the result lists new elements such as options. Typing never clicks or submits: line breaks in one-line fields become spaces (press Enter with browser_key), and anything that is not a field is refused.",
+      'Replace the text of an input, text area or editable element (agent_id or selector), or choose an option of a select by its label. Autocomplete fields get real key presses, so their suggestions appear; the result lists new elements such as options. Typing never clicks or submits: line breaks in one-line fields become spaces (press Enter with browser_key), and anything that is not a field is refused. Typing counts as sending the text to the page: on a site not allowed in this chat it needs "sensitive": true (the user is asked).',
     input: z.object({ agent_id: ZAgentId, selector: ZSelector, text: z.string().max(20_000), sensitive: ZSensitive }).refine(hasOneTarget, ONE_TARGET),
     risk: "read",
     riskOf: flagRisk,
@@ -112,7 +147,7 @@ export function createBrowserTools(client: BrowserWorkerClient): TTool[] {
     sequential: true,
     name: "browser_key",
     description:
-      "Press a key on the focused element: Enter (pick a suggestion, submit), Escape (close a popup), Tab, ArrowDown / ArrowUp (move through options), PageDown, Backspace, or a combination such as Control+A. Enter that would submit a form needs sensitive: true.",
+      "Press a key on the focused element: Enter (pick a suggestion, submit), Escape (close a popup), Tab, ArrowDown / ArrowUp (move through options), PageDown, Backspace, or a combination such as Control+A. Enter that would submit a form, and any key on a site not allowed in this chat, needs sensitive: true.",
     input: z.object({ key: z.string().min(1).max(60).describe("A key name such as Enter, Escape, Tab, ArrowDown, or a combination such as Control+A"), sensitive: ZSensitive }),
     risk: "read",
     riskOf: flagRisk,

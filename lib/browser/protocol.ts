@@ -6,7 +6,7 @@ import { z } from "zod";
  * (user, session) and gets back an observation for the model.
  *
  *   GET  /v1/health                              → TWorkerHealth
- *   POST /v1/act    TBrowserActRequest           → TBrowserObservation
+ *   POST /v1/act    TBrowserActRequest           → TBrowserObservation  (with the session's egress policy)
  *   POST /v1/close  { userId, sessionId }        → { closed: boolean }
  *
  * Every request carries `Authorization: Bearer <BROWSER_WORKER_SECRET>`; errors are
@@ -22,7 +22,8 @@ export const ZBrowserTarget = z
 export type TBrowserTarget = z.infer<typeof ZBrowserTarget>;
 
 export const ZBrowserAction = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("navigate"), url: z.string().min(1).max(8_192) }),
+  /** `allowSensitive`: opening a site that is not allowed was judged by the approval policy (see `egress`). */
+  z.strictObject({ type: z.literal("navigate"), url: z.string().min(1).max(8_192), allowSensitive: z.boolean().optional() }),
   z.strictObject({ type: z.literal("content"), mode: z.enum(["text", "html"]), offset: z.int().min(0).max(100_000_000) }),
   /** `allowSensitive`: the approval policy has judged this call as one that needs approval (it asked, or an admin allowed it). */
   z.strictObject({ type: z.literal("click"), target: ZBrowserTarget, allowSensitive: z.boolean() }),
@@ -36,13 +37,25 @@ export const ZBrowserAction = z.discriminatedUnion("type", [
 
 export type TBrowserAction = z.infer<typeof ZBrowserAction>;
 
+/**
+ * Where this session may send data without asking (lib/browser/egress.ts): the sites its owner
+ * allowed, or no rule at all (`browser.egress: allow`). Absent means "nothing is allowed yet".
+ */
+export const ZBrowserEgress = z.strictObject({
+  mode: z.enum(["ask", "allow"]),
+  allowedOrigins: z.array(z.string().min(1).max(2_048)).max(1_000),
+});
+
 export const ZBrowserActRequest = z.strictObject({
   userId: z.string().min(1).max(200),
   sessionId: z.string().min(1).max(200),
   action: ZBrowserAction,
+  egress: ZBrowserEgress.default({ mode: "ask", allowedOrigins: [] }),
 });
 
 export type TBrowserActRequest = z.infer<typeof ZBrowserActRequest>;
+
+export type TBrowserEgress = z.infer<typeof ZBrowserEgress>;
 
 export const ZBrowserCloseRequest = z.strictObject({ userId: z.string().min(1).max(200), sessionId: z.string().min(1).max(200) });
 
@@ -68,6 +81,12 @@ export type TBrowserObservation = {
   url?: string;
   /** For the approval card (describe): where the action would send data, if the page says so. The worker holds an approved action to it. */
   submission?: TBrowserSubmission;
+  /**
+   * For the approval card (describe): the site (origin) the action sends data to: the form's or
+   * link's, the one the page tried to reach when this action was last refused, or the page's own
+   * (typing and clicking hand data to the page). An approved action may send there.
+   */
+  destination?: string;
   /** Content only: characters of the rendered HTML and of the distilled text. */
   stats?: { rawCharacters: number; distilledCharacters: number };
 };

@@ -1,4 +1,4 @@
-import type { TBrowserAction, TBrowserObservation, TWorkerHealth } from "./protocol";
+import type { TBrowserAction, TBrowserEgress, TBrowserObservation, TWorkerHealth } from "./protocol";
 
 /**
  * The app's side of the browser worker: a thin HTTP client. It holds no browser state; the worker
@@ -37,13 +37,16 @@ export class BrowserWorkerClient {
     return payload;
   }
 
-  act(options: { userId: string; sessionId: string; action: TBrowserAction; signal?: AbortSignal }): Promise<TBrowserObservation> {
+  /**
+   * One action. `egress`: where the session may send data without asking (the worker refuses the
+   * rest unless the action was approved); without it nothing is allowed yet.
+   */
+  act(options: { userId: string; sessionId: string; action: TBrowserAction; egress?: TBrowserEgress; signal?: AbortSignal }): Promise<TBrowserObservation> {
     const key = `${options.userId}\u0000${options.sessionId}`;
     const previous = this.chains.get(key) ?? Promise.resolve();
-    const next = previous.then(
-      () => this.request<TBrowserObservation>("POST", "/v1/act", { userId: options.userId, sessionId: options.sessionId, action: options.action }, options.signal),
-      () => this.request<TBrowserObservation>("POST", "/v1/act", { userId: options.userId, sessionId: options.sessionId, action: options.action }, options.signal),
-    );
+    const body = { userId: options.userId, sessionId: options.sessionId, action: options.action, egress: options.egress ?? { mode: "ask", allowedOrigins: [] } };
+    const send = () => this.request<TBrowserObservation>("POST", "/v1/act", body, options.signal);
+    const next = previous.then(send, send);
     const settled = next.catch(() => undefined);
     this.chains.set(key, settled);
     void settled.then(() => {

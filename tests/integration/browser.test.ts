@@ -13,7 +13,9 @@ import { readUiStream, type TChunk } from "../support/ui-stream";
 
 /**
  * The browser tools in real chat runs: the fake model drives the real worker (Chromium) against
- * the fixture site, and the approval policy decides, as in production.
+ * the fixture site, and the approval policy decides, as in production. A new chat allows no site:
+ * each test that is about something else first opens the fixture site with approval and "always
+ * allow this site" (egress has its own tests in browser-egress*.test.ts).
  */
 const chromium = findChromium();
 if (!chromium) throw new Error("These tests need Chromium (apt-get install chromium, or CHROMIUM_PATH).");
@@ -55,7 +57,7 @@ afterEach(() => {
   clearProviderEnvironment();
 });
 
-type TApprovalData = { approvalId: string; toolName: string; risk: string; status: string; preview: { title: string; detail?: string } };
+type TApprovalData = { approvalId: string; toolName: string; risk: string; status: string; preview: { title: string; detail?: string; origin?: string } };
 
 function approvalOf(chunks: TChunk[]): TApprovalData | undefined {
   return chunks.find((chunk) => chunk.type === "data-approval")?.data as TApprovalData | undefined;
@@ -63,6 +65,21 @@ function approvalOf(chunks: TChunk[]): TApprovalData | undefined {
 
 function outputs(chunks: TChunk[]): { text: string; isError: boolean }[] {
   return chunks.filter((chunk) => chunk.type === "tool-output-available").map((chunk) => chunk.output as { text: string; isError: boolean });
+}
+
+/** Opens the fixture site in this chat the way a person allows it: Approve with "always allow this site". */
+async function allowFixtureSite(cookie: string, sessionId: string) {
+  fake.script([{ toolCalls: [{ name: "browser_navigate", arguments: { url: `${site.url}/landing.html`, sensitive: true } }] }, { text: "Opened." }]);
+  const { chunks } = await sendChat(cookie, sessionId, "Open the shop");
+  await waitForRun(sessionId);
+  const approval = approvalOf(chunks)!;
+  expect(approval).toMatchObject({ toolName: "browser_navigate", preview: { origin: site.url } });
+  await readUiStream(await decideResponse(cookie, sessionId, approval.approvalId, { decision: "approve", alwaysAllowSite: true }));
+  await waitForRun(sessionId);
+  expect((await db().chatSession.findUniqueOrThrow({ where: { id: sessionId } })).allowedOrigins).toEqual([site.url]);
+  // The tests below count model requests and read the fixture's logs from their own start.
+  fake.reset();
+  site.reset();
 }
 
 const toolMessages = (index: number) => fake.requests[index]!.body.messages.filter((message: { role: string }) => message.role === "tool") as { content: string }[];
@@ -78,6 +95,7 @@ describe("browser tools in a chat", () => {
   it("fills a form without asking, asks before submitting it, and submits after Approve", async () => {
     const { cookie } = await createUser();
     const sessionId = await newSession(cookie);
+    await allowFixtureSite(cookie, sessionId);
     fake.script([
       { toolCalls: [{ name: "browser_navigate", arguments: { url: `${site.url}/form.html` } }] },
       { toolCalls: [{ name: "browser_content", arguments: {} }] },
@@ -107,6 +125,7 @@ describe("browser tools in a chat", () => {
   it("sends nothing when the user denies the submit", async () => {
     const { cookie } = await createUser();
     const sessionId = await newSession(cookie);
+    await allowFixtureSite(cookie, sessionId);
     fake.script([
       { toolCalls: [{ name: "browser_navigate", arguments: { url: `${site.url}/form.html` } }] },
       { toolCalls: [{ name: "browser_click", arguments: { selector: "button[type=submit]" } }] },
@@ -126,6 +145,7 @@ describe("browser tools in a chat", () => {
   it("refuses a submit the model did not mark, even when it claims it is harmless, and asks once marked", async () => {
     const { cookie } = await createUser();
     const sessionId = await newSession(cookie);
+    await allowFixtureSite(cookie, sessionId);
     fake.script([
       { toolCalls: [{ name: "browser_navigate", arguments: { url: `${site.url}/form.html` } }] },
       // A prompt-injected model clicking "just a button" by id, without the flag.
@@ -149,6 +169,7 @@ describe("browser tools in a chat", () => {
   it("runs ordinary clicks without asking, and hands screenshots to the model as images", async () => {
     const { cookie } = await createUser();
     const sessionId = await newSession(cookie);
+    await allowFixtureSite(cookie, sessionId);
     fake.script([
       { toolCalls: [{ name: "browser_navigate", arguments: { url: `${site.url}/calendar.html` } }] },
       { toolCalls: [{ name: "browser_click", arguments: { agent_id: 14 } }] },
@@ -172,6 +193,7 @@ describe("browser tools in a chat", () => {
   it("tells the model plainly that a CAPTCHA needs a person, and asks before acting on that page", async () => {
     const { cookie } = await createUser();
     const sessionId = await newSession(cookie);
+    await allowFixtureSite(cookie, sessionId);
     fake.script([
       { toolCalls: [{ name: "browser_navigate", arguments: { url: `${site.url}/captcha.html` } }] },
       { toolCalls: [{ name: "browser_click", arguments: { agent_id: 1, sensitive: true } }] },
@@ -179,7 +201,7 @@ describe("browser tools in a chat", () => {
     const { chunks } = await sendChat(cookie, sessionId, "Open the protected page");
     await waitForRun(sessionId);
     expect(outputs(chunks)[0]!.text).toMatch(/^\[CAPTCHA\] This page shows a reCAPTCHA\. A person has to solve it: stop here and tell the user/);
-    expect(toolMessages(1)[0]!.content).toMatch(/^\[CAPTCHA\]/);
+    expect(toolMessages(1).at(-1)!.content).toMatch(/^\[CAPTCHA\]/);
     const approval = approvalOf(chunks)!;
     expect(approval.preview.detail).toContain("The page shows a reCAPTCHA.");
     expect(site.requests.filter((request) => request.startsWith("/landing.html"))).toEqual([]);
@@ -189,6 +211,8 @@ describe("browser tools in a chat", () => {
     const { cookie } = await createUser();
     const first = await newSession(cookie);
     const second = await newSession(cookie);
+    await allowFixtureSite(cookie, first);
+    await allowFixtureSite(cookie, second);
     fake.script([{ toolCalls: [{ name: "browser_navigate", arguments: { url: `${site.url}/cookie/set?value=first-chat` } }] }, { text: "Done." }]);
     await sendChat(cookie, first, "set a cookie");
     await waitForRun(first);

@@ -1,8 +1,9 @@
 import { chromium, type Browser } from "playwright-core";
-import type { TBrowserAction, TBrowserObservation, TWorkerHealth } from "@/lib/browser/protocol";
+import type { TBrowserAction, TBrowserEgress, TBrowserObservation, TWorkerHealth } from "@/lib/browser/protocol";
+import { allowedOriginSet, originOf } from "@/lib/browser/egress";
 import type { TLogger } from "@/lib/observability/logger";
 import { navigationUrl } from "@/lib/browser/navigation-url";
-import { BrowserSession, refusedNavigation, type TSessionSettings } from "./browser-session";
+import { BrowserSession, navigationNeedsApproval, refusedNavigation, type TSessionSettings } from "./browser-session";
 
 /**
  * One Chromium for the worker and one BrowserContext per agent session. A session id belongs to
@@ -103,7 +104,8 @@ export class BrowserPool {
     this.ensureBrowser().catch((error: unknown) => this.options.log.error("could not relaunch Chromium", { error }));
   }
 
-  async act(userId: string, sessionId: string, action: TBrowserAction): Promise<TBrowserObservation> {
+  /** One action of one session; `egress` is where the session may send data without asking. */
+  async act(userId: string, sessionId: string, action: TBrowserAction, egress: TBrowserEgress = { mode: "ask", allowedOrigins: [] }): Promise<TBrowserObservation> {
     if (this.stopping) throw new WorkerError(503, "unavailable", "The browser worker is shutting down.");
     const owner = this.owners.get(sessionId);
     if (owner !== undefined && owner !== userId) throw new WorkerError(403, "forbidden", "This browser session belongs to another user.");
@@ -118,14 +120,17 @@ export class BrowserPool {
       return { text, isError: true };
     }
     if (!session && action.type === "navigate") {
-      // A refused address needs no browser context at all.
+      // A refused address needs no browser context at all. Egress first: the URL guard's DNS lookup
+      // would already tell the host name to that site's DNS server.
       const url = navigationUrl(action.url);
+      const origin = originOf(url);
+      if (origin !== "null" && !action.allowSensitive && egress.mode === "ask" && !allowedOriginSet(egress.allowedOrigins).has(origin)) return navigationNeedsApproval(url, origin);
       const verdict = await this.options.session.guard.check(url);
       if (!verdict.ok) return refusedNavigation(url, verdict);
     }
     session ??= await this.openSession(userId, sessionId);
     const active = session;
-    return active.run(() => active.perform(action));
+    return active.run(() => active.perform(action, egress));
   }
 
   async closeSession(userId: string, sessionId: string, reason = "its chat session ended"): Promise<boolean> {

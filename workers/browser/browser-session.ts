@@ -4,7 +4,9 @@ import { errors, type Browser, type BrowserContext, type Dialog, type Frame, typ
 import { describeSubmission, type TBrowserAction, type TBrowserObservation, type TBrowserSubmission, type TBrowserTarget } from "@/lib/browser/protocol";
 import { SENSITIVE_WORDS_PATTERN } from "@/lib/browser/sensitive-actions";
 import { navigationUrl } from "@/lib/browser/navigation-url";
+import { originOf, type TEgressPolicy } from "@/lib/browser/egress";
 import type { TUrlVerdict, UrlGuard } from "@/lib/net/url-guard";
+import { EgressGuard, type TEgressRefusal } from "./egress-guard";
 import { BLOCKED_HEADER, startEgressProxy, type TEgressProxy } from "./egress-proxy";
 import { runInPage, type TInPageCommand, type TInPageElement, type TInPageFocus, type TInPageResult, type TInPageSubmission } from "./in-page";
 import { SubmissionGuard, type TSubmissionRefusal, type TSubmissionRules } from "./submission-guard";
@@ -24,6 +26,8 @@ export type TSessionSettings = {
 };
 
 type TLocated = { locator: Locator; element: TInPageElement; state: TInPageResult; key: string; marker?: string; note?: string };
+/** What an approval card showed, so the approved action can be held to it. */
+type TShown = { document: string; tag: string; label: string; submission?: TBrowserSubmission; destination: string; pageOrigin: string };
 type TNavigationResult = { navigated: boolean; settled: boolean; popup: boolean };
 
 const VIEWPORT = { width: 1280, height: 800 };
@@ -57,6 +61,18 @@ function withoutQuery(url: string): string {
   return url.split(/[?#]/)[0]!;
 }
 
+function clipUrl(url: string): string {
+  return url.length > 300 ? `${url.slice(0, 299)}…` : url;
+}
+
+/** Said of a site that is not on the session's list. */
+const NOT_ALLOWED = "a site the user has not allowed in this chat";
+
+/** Why an action that would send data to a site that is not allowed needs the user's approval, or undefined. */
+export function egressReason(allows: (origin: string) => boolean, checks: { origin: string; reason: string }[]): string | undefined {
+  return checks.find((check) => !allows(check.origin))?.reason;
+}
+
 function errorMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   // Playwright appends a call log; the first line says what happened.
@@ -80,6 +96,20 @@ function failure(text: string): TBrowserObservation {
   return { text, isError: true };
 }
 
+/** The observation for an action that was not done because the user has to approve it first. */
+export function approvalNeeded(what: string, reason: string, tool: string): TBrowserObservation {
+  return {
+    text: `Not done: ${what} needs the user's approval, because ${reason}. To ask the user, call ${tool} again with the same arguments and "sensitive": true.`,
+    isError: true,
+    needsApproval: { reason },
+  };
+}
+
+/** Opening a site that is not allowed, without an approved call: refused before anything loads. */
+export function navigationNeedsApproval(url: string, origin: string): TBrowserObservation {
+  return approvalNeeded(`opening ${clipUrl(url)}`, `it sends the address to ${origin}, ${NOT_ALLOWED}`, "browser_navigate");
+}
+
 export function refusedNavigation(url: string, verdict: TUrlVerdict & { ok: false }): TBrowserObservation {
   if (verdict.unresolved) return failure(`Could not open ${url}: ${verdict.reason}.`);
   return failure(`Refused to open ${url}: ${verdict.reason}. The browser opens public web sites only.`);
@@ -94,13 +124,16 @@ export class BrowserSession {
   private readonly inflight = new Map<Page, Set<Request>>();
   private notes: { seq: number; text: string }[] = [];
   private blocked: { seq: number; target: string; reason: string }[] = [];
+  private egressBlocked: { seq: number; refusal: TEgressRefusal }[] = [];
   private seq = 0;
   /** Confirm dialogs are accepted only while an approved sensitive action runs. */
   private acceptDialogs = false;
   /** The document whose CAPTCHA was last shown to the user as a picture. */
   private captchaShown: string | undefined;
   /** What the approval card showed, per target, so an approved action cannot act on something else or send elsewhere. */
-  private readonly previews = new Map<string, { document: string; tag: string; label: string; submission?: TBrowserSubmission }>();
+  private readonly previews = new Map<string, TShown>();
+  /** Per target: the site an unapproved action on it tried to reach and was stopped, so the card can name it. */
+  private readonly refusedDestinations = new Map<string, { document: string; origin: string }>();
 
   private constructor(
     readonly userId: string,
@@ -109,6 +142,7 @@ export class BrowserSession {
     private readonly proxy: TEgressProxy,
     private readonly settings: TSessionSettings,
     private readonly submissions: SubmissionGuard,
+    private readonly egress: EgressGuard,
   ) {}
 
   static async open(browser: Browser, options: { userId: string; sessionId: string; settings: TSessionSettings }): Promise<BrowserSession> {
@@ -127,8 +161,9 @@ export class BrowserSession {
         userAgent: `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`,
       });
       const submissions = new SubmissionGuard(context);
+      const egress = new EgressGuard(context, (refusal) => session?.noteEgress(refusal));
       await context.addInitScript({ content: submissions.initScript() });
-      session = new BrowserSession(options.userId, options.sessionId, context, proxy, options.settings, submissions);
+      session = new BrowserSession(options.userId, options.sessionId, context, proxy, options.settings, submissions, egress);
       const created = session;
       context.setDefaultTimeout(options.settings.navigationTimeoutMs);
       await context.route("**/*", (route) => created.guardRoute(route));
@@ -166,10 +201,12 @@ export class BrowserSession {
     await this.proxy.close();
   }
 
-  perform(action: TBrowserAction): Promise<TBrowserObservation> {
+  /** One action, under the session's egress policy as the app sent it with this action. */
+  perform(action: TBrowserAction, egress: TEgressPolicy = { mode: "ask", allowedOrigins: [] }): Promise<TBrowserObservation> {
+    this.egress.update(egress);
     switch (action.type) {
       case "navigate":
-        return this.navigate(action.url);
+        return this.navigate(action.url, action.allowSensitive ?? false);
       case "content":
         return this.content(action.mode, action.offset);
       case "click":
@@ -195,7 +232,13 @@ export class BrowserSession {
     this.inflight.set(page, requests);
     page.on("request", (request) => requests.add(request));
     page.on("requestfinished", (request) => requests.delete(request));
-    page.on("requestfailed", (request) => requests.delete(request));
+    page.on("requestfailed", (request) => {
+      requests.delete(request);
+      // A new tab whose first document was refused would stay blank and become the current page.
+      if (request.isNavigationRequest() && page.url() === "about:blank" && this.context.pages().length > 1 && /BLOCKED_BY_CLIENT/.test(request.failure()?.errorText ?? "")) {
+        void page.close().catch(() => {});
+      }
+    });
     page.on("dialog", (dialog) => this.handleDialog(dialog));
     page.on("close", () => {
       this.inflight.delete(page);
@@ -228,6 +271,9 @@ export class BrowserSession {
       // A form submission (or navigation) during an action that the action may not send.
       if (this.submissions.judgeRequest(route.request())) return await route.abort("blockedbyclient");
       if (/^(data|blob):/i.test(url)) return await route.continue();
+      // Before the URL guard: its DNS lookup alone would tell the name (secret.attacker.example) to the site's DNS server.
+      // A document that may not load: "204 No Content" keeps the current one, where an abort would show an error page.
+      if (this.egress.judge(route.request())) return await (route.request().isNavigationRequest() ? route.fulfill({ status: 204 }) : route.abort("blockedbyclient"));
       const verdict = await this.settings.guard.check(url, { protocols: new Set(["http:", "https:", "ws:", "wss:"]) });
       if (verdict.ok) return await route.continue();
       if (verdict.unresolved) return await route.abort("namenotresolved");
@@ -236,6 +282,11 @@ export class BrowserSession {
     } catch {
       // The page went away while the check ran; the route is gone with it.
     }
+  }
+
+  private noteEgress(refusal: TEgressRefusal) {
+    this.egressBlocked.push({ seq: ++this.seq, refusal });
+    if (this.egressBlocked.length > 50) this.egressBlocked.shift();
   }
 
   private note(text: string) {
@@ -255,7 +306,15 @@ export class BrowserSession {
       const listed = blocked.slice(0, 3).map((entry) => `${entry.target} (${entry.reason})`);
       lines.push(`Blocked ${blocked.length} request${blocked.length === 1 ? "" : "s"} to addresses the browser may not reach: ${listed.join("; ")}${blocked.length > 3 ? "; …" : ""}.`);
     }
+    const egress = this.egressBlocked.filter((entry) => entry.seq > mark).map((entry) => entry.refusal);
+    if (egress.length) lines.push(this.egressNote(egress));
     return lines;
+  }
+
+  /** Requests a page made on its own (or as a side effect of an action) that the egress guard stopped. */
+  private egressNote(refused: TEgressRefusal[]): string {
+    const listed = refused.slice(0, 3).map((refusal) => `${refusal.method} ${clipUrl(withoutQuery(refusal.url))}`);
+    return `Blocked ${refused.length} request${refused.length === 1 ? "" : "s"} that would have sent data to ${refused.length === 1 ? NOT_ALLOWED : "sites the user has not allowed in this chat"}: ${listed.join("; ")}${refused.length > 3 ? "; …" : ""}. Pages of a site the agent typed on may send data only to allowed sites.`;
   }
 
   private inPage(command: TInPageCommand, frame?: Frame): Promise<TInPageResult> {
@@ -266,18 +325,22 @@ export class BrowserSession {
    * The focused element wherever it is: when the page's focus is on a frame, the frame that holds
    * the keyboard is asked (Enter there submits that frame's form).
    */
-  private async focused(): Promise<{ state: TInPageResult; focus?: TInPageFocus; framed: boolean }> {
+  private async focused(): Promise<{ state: TInPageResult; focus?: TInPageFocus; framed: boolean; focusOrigin: string }> {
     const state = await this.refresh();
-    if (!state.focus?.frame) return { state, focus: state.focus, framed: false };
-    let fallback: TInPageFocus | undefined;
+    const pageOrigin = originOf(state.url);
+    if (!state.focus?.frame) return { state, focus: state.focus, framed: false, focusOrigin: pageOrigin };
+    let fallback: { focus: TInPageFocus; url: string } | undefined;
+    // Keys typed into a frame go to that frame's site; about:blank and srcdoc frames belong to the page.
+    const originIn = (url: string) => (/^about:/i.test(url) ? pageOrigin : originOf(url));
     for (const frame of this.page.frames()) {
       if (frame === this.page.mainFrame()) continue;
       const inner = await this.inPage({ command: "focus" }, frame).catch(() => undefined);
       if (!inner?.focus || inner.focus.frame) continue;
-      if (inner.hasFocus) return { state, focus: inner.focus, framed: true };
-      fallback ??= inner.focus;
+      if (inner.hasFocus) return { state, focus: inner.focus, framed: true, focusOrigin: originIn(inner.url) };
+      fallback ??= { focus: inner.focus, url: inner.url };
     }
-    return { state, focus: fallback, framed: true };
+    // Focus on a frame we could not look into: its site is the frame element's.
+    return { state, focus: fallback?.focus, framed: true, focusOrigin: fallback ? originIn(fallback.url) : "null" };
   }
 
   private submissionRules(mode: TSubmissionRules["mode"], pageUrl: string, expected?: TBrowserSubmission): TSubmissionRules {
@@ -455,20 +518,32 @@ export class BrowserSession {
   }
 
   private needsApproval(what: string, reason: string, tool: string): TBrowserObservation {
-    return {
-      text: `Not done: ${what} needs the user's approval, because ${reason}. To ask the user, call ${tool} again with the same arguments and "sensitive": true.`,
-      isError: true,
-      needsApproval: { reason },
-    };
+    return approvalNeeded(what, reason, tool);
   }
 
   // --- actions ----------------------------------------------------------------------------------
 
-  private async navigate(raw: string): Promise<TBrowserObservation> {
+  private async navigate(raw: string, allowSensitive: boolean): Promise<TBrowserObservation> {
     const url = navigationUrl(raw);
+    // The whole address (host, path, query, fragment) goes to that site and its pages' scripts; asked
+    // before the URL guard, whose DNS lookup alone would tell the host name to that site's DNS server.
+    const origin = originOf(url);
+    if (origin !== "null" && !allowSensitive && !this.egress.allows(origin)) return navigationNeedsApproval(url, origin);
     const verdict = await this.settings.guard.check(url);
     if (!verdict.ok) return refusedNavigation(url, verdict);
     const page = await this.activePage();
+    this.egress.begin({ kind: "navigate", page, approvedOrigin: allowSensitive ? verdict.url.origin : undefined });
+    let observation: TBrowserObservation;
+    let refused: TEgressRefusal[] = [];
+    try {
+      observation = await this.open(page, url, verdict.url.href);
+    } finally {
+      refused = this.egress.end();
+    }
+    return refused.length ? { ...observation, text: `${observation.text}\n${this.egressNote(refused)}` } : observation;
+  }
+
+  private async open(page: Page, url: string, href: string): Promise<TBrowserObservation> {
     const mark = this.seq;
     const startedAt = Date.now();
     let settled = true;
@@ -480,7 +555,7 @@ export class BrowserSession {
     };
     page.on("framenavigated", onCommit);
     try {
-      response = await page.goto(verdict.url.href, { waitUntil: "domcontentloaded", timeout: this.settings.navigationTimeoutMs });
+      response = await page.goto(href, { waitUntil: "domcontentloaded", timeout: this.settings.navigationTimeoutMs });
       settled = await this.settle(startedAt);
     } catch (error) {
       if (!(error instanceof errors.TimeoutError) || !committed) {
@@ -560,12 +635,12 @@ export class BrowserSession {
    * An approved action must act on what the approval card showed and send where it said. Returns
    * the destination the action is held to, or why it must not run.
    */
-  private approvedBinding(located: TLocated): { refusal: TBrowserObservation } | { expected?: TBrowserSubmission } {
+  private approvedBinding(located: TLocated, destination: string): { refusal: TBrowserObservation } | { expected?: TBrowserSubmission; destination: string } {
     const shown = this.previews.get(located.key);
     this.previews.delete(located.key);
     const now = toSubmission(located.element.submission);
     // Approved without a card (an admin's policy): held to what the page says right now.
-    if (!shown) return { expected: now };
+    if (!shown) return { expected: now, destination };
     if (shown.document !== located.state.document || shown.tag !== located.element.tag || shown.label !== located.element.label) {
       return { refusal: failure(`Not done: the page changed since the user approved this. The approval was for ${quote(shown.label)}; the element is now ${elementToken(located.element)}. Look at the page again.`) };
     }
@@ -574,7 +649,46 @@ export class BrowserSession {
       const after = now ? describeSubmission(now) : "sends no form and opens no link";
       return { refusal: failure(`Not done: the page changed since the user approved this. The approval was for a click that ${before}; ${elementToken(located.element)} now ${after}. Look at the page again.`) };
     }
-    return { expected: shown.submission };
+    return { expected: shown.submission, destination: shown.destination };
+  }
+
+  /**
+   * The site an action on this target sends data to, as the approval card names it: the one an
+   * unapproved try was stopped on its way to (same document), else what the page says.
+   */
+  private destinationOf(key: string, state: TInPageResult, fallback: string): string {
+    const refused = this.refusedDestinations.get(key);
+    return refused && refused.document === state.document ? refused.origin : fallback;
+  }
+
+  private rememberRefused(key: string, document: string, refused: TEgressRefusal[]) {
+    const first = refused.find((refusal) => refusal.kind === "navigation") ?? refused[0];
+    if (!first) return;
+    this.refusedDestinations.delete(key);
+    this.refusedDestinations.set(key, { document, origin: first.origin });
+    if (this.refusedDestinations.size > 20) this.refusedDestinations.delete(this.refusedDestinations.keys().next().value!);
+  }
+
+  /**
+   * What an action's observation says about requests the egress guard stopped during it: a page
+   * it would have opened elsewhere replaces the first line (the action did not get where it went);
+   * data the page tried to send adds a line.
+   */
+  private egressReport(done: string, refused: TEgressRefusal[], tool: string): { line?: string; extra: string[]; needsApproval?: { reason: string } } {
+    const ask = `To ask the user, call ${tool} again with the same arguments and "sensitive": true.`;
+    const navigation = refused.find((refusal) => refusal.kind === "navigation");
+    const data = refused.filter((refusal) => refusal.kind === "data");
+    const extra = data.length
+      ? [
+          `While it ran, the page tried to send data to ${data[0]!.origin} (${data.map((refusal) => `${refusal.method} ${clipUrl(withoutQuery(refusal.url))}`).slice(0, 3).join("; ")}), ${NOT_ALLOWED}; that was blocked, because this site holds text the agent typed. If the page needs it, call ${tool} again with the same arguments and "sensitive": true to ask the user.`,
+        ]
+      : [];
+    if (!navigation) return { extra };
+    return {
+      line: `${done}, but it led to ${navigation.method} ${clipUrl(withoutQuery(navigation.url))}, on ${navigation.origin}, ${NOT_ALLOWED}; nothing was sent there. ${ask}`,
+      extra,
+      needsApproval: { reason: `it opens ${navigation.origin}, ${NOT_ALLOWED}` },
+    };
   }
 
   private async click(target: TBrowserTarget, allowSensitive: boolean): Promise<TBrowserObservation> {
@@ -585,17 +699,29 @@ export class BrowserSession {
     let armed = false;
     try {
       const { element, state } = located;
+      const submission = toSubmission(element.submission);
       if (!allowSensitive && state.captcha) return this.needsApproval(`clicking ${elementToken(element)}`, `this page shows ${state.captcha}`, "browser_click");
       if (!allowSensitive && element.sensitive) return this.needsApproval(`clicking ${elementToken(element)}`, element.sensitive, "browser_click");
+      const pageOrigin = originOf(state.url);
+      if (!allowSensitive) {
+        const reason = egressReason((origin) => this.egress.allows(origin), [
+          { origin: pageOrigin, reason: `this page is on ${pageOrigin}, ${NOT_ALLOWED}` },
+          ...(submission ? [{ origin: submission.origin, reason: `it ${describeSubmission(submission)}, ${NOT_ALLOWED}` }] : []),
+        ]);
+        if (reason) return this.needsApproval(`clicking ${elementToken(element)}`, reason, "browser_click");
+      }
       let expected: TBrowserSubmission | undefined;
+      let approvedOrigin: string | undefined;
       if (allowSensitive) {
-        const binding = this.approvedBinding(located);
+        const binding = this.approvedBinding(located, this.destinationOf(located.key, state, submission?.origin ?? pageOrigin));
         if ("refusal" in binding) return binding.refusal;
         expected = binding.expected;
+        approvedOrigin = binding.destination;
       }
       if (element.disabled) return failure(`${elementToken(element)} is disabled; it cannot be clicked now.`);
       armed = true;
       await this.submissions.arm(page, this.submissionRules(allowSensitive ? "approved" : "unapproved", state.url, expected));
+      this.egress.begin({ kind: "click", page, approvedOrigin });
       const watcher = this.watchNavigation();
       let how = "";
       this.acceptDialogs = allowSensitive;
@@ -622,26 +748,45 @@ export class BrowserSession {
       const navigation = await watcher.settle();
       this.acceptDialogs = false;
       const refused = await this.submissions.disarm([page, this.page]);
+      const egressRefused = this.egress.end();
       armed = false;
-      return this.reportAction(`Clicked ${elementToken(element)}${how}`, located.note ? [located.note] : [], refused, "browser_click", navigation, mark);
+      this.rememberRefused(located.key, state.document, egressRefused);
+      return this.reportAction(`Clicked ${elementToken(element)}${how}`, located.note ? [located.note] : [], refused, "browser_click", navigation, mark, egressRefused);
     } finally {
       this.acceptDialogs = false;
-      if (armed) await this.submissions.disarm([page]);
+      if (armed) {
+        await this.submissions.disarm([page]);
+        this.egress.end();
+      }
       await this.unmark(located);
     }
   }
 
-  /** The observation of an action that may have set off a submission the guard stopped. */
-  private async reportAction(done: string, extra: string[], refused: TSubmissionRefusal[], tool: string, navigation: TNavigationResult, mark: number): Promise<TBrowserObservation> {
-    const refusal = this.refusalLine(done, refused, tool);
-    const observation = await this.afterAction([refusal?.line ?? `${done}.`, ...extra], navigation, mark);
+  /** The observation of an action that may have set off a submission or a request the guards stopped. */
+  private async reportAction(
+    done: string,
+    extra: string[],
+    refused: TSubmissionRefusal[],
+    tool: string,
+    navigation: TNavigationResult,
+    mark: number,
+    egressRefused: TEgressRefusal[],
+  ): Promise<TBrowserObservation> {
+    const egress = this.egressReport(done, egressRefused, tool);
+    const refusal = this.refusalLine(done, refused, tool) ?? (egress.line ? { line: egress.line, needsApproval: egress.needsApproval } : undefined);
+    const observation = await this.afterAction([refusal?.line ?? `${done}.`, ...extra, ...egress.extra], navigation, mark, { closeBlankTab: egress.line !== undefined });
     if (!refusal) return observation;
     return { ...observation, isError: true, ...(refusal.needsApproval ? { needsApproval: refusal.needsApproval } : {}) };
   }
 
-  private async afterAction(lines: string[], navigation: TNavigationResult, mark: number): Promise<TBrowserObservation> {
+  private async afterAction(lines: string[], navigation: TNavigationResult, mark: number, options: { closeBlankTab?: boolean } = {}): Promise<TBrowserObservation> {
     let state: TInPageResult;
-    if (navigation.popup) {
+    if (navigation.popup && options.closeBlankTab && this.page.url() === "about:blank" && this.context.pages().length > 1) {
+      // The new tab's page was refused: the tab has nothing in it, and the agent goes on where it was.
+      await this.page.close().catch(() => {});
+      state = await this.refresh();
+      lines.push(`The new tab it tried to open was closed, so the current page is still ${this.pageLine(state)}`);
+    } else if (navigation.popup) {
       const dismissed = await this.dismissPopups();
       state = await this.refresh();
       lines.push(`It opened a new tab, now the current page: ${this.pageLine(state)}`, ...dismissed.map((label) => `Dismissed a popup by clicking ${quote(label)}.`));
@@ -671,11 +816,28 @@ export class BrowserSession {
       // Typing never turns into a click: on anything but a field it would press whatever is there.
       if (!element.editable) return failure(`${elementToken(element)} is not a text field, so nothing was typed. To press it, use browser_click.`);
       if (element.editable === "read-only") return failure(`${elementToken(element)} is read-only; nothing can be typed into it.`);
+      // Typing sends: the page's scripts see every character and can pass it on.
+      const pageOrigin = originOf(state.url);
+      const key = `type:${located.key}`;
+      if (!allowSensitive && !this.egress.allows(pageOrigin)) {
+        return this.needsApproval(`typing into ${elementToken(element)}`, `this page is on ${pageOrigin}, ${NOT_ALLOWED}, and the page gets what is typed`, "browser_type");
+      }
+      let approvedOrigin: string | undefined;
+      if (allowSensitive) {
+        const shown = this.previews.get(key);
+        this.previews.delete(key);
+        if (shown && (shown.pageOrigin !== pageOrigin || shown.document !== state.document)) {
+          return failure(`Not done: the page changed since the user approved this. The approval was for typing on ${shown.pageOrigin}; the page is now ${this.pageLine(state)}. Look at the page again.`);
+        }
+        approvedOrigin = shown?.destination ?? this.destinationOf(key, state, pageOrigin);
+      }
       // Line breaks and tabs would be key presses (Enter submits, Tab moves on) or vanish in a
       // one-line field; Enter belongs to browser_key. Text areas keep their lines.
       const multiline = element.tag === "textarea" || (element.tag !== "input" && element.editable === "fill");
       const typed = multiline ? text : text.split(/[\u0000-\u001f\u007f]+/).filter(Boolean).join(" ");
       armed = true;
+      this.egress.markHolding(pageOrigin);
+      this.egress.begin({ kind: "type", page, approvedOrigin });
       await this.submissions.arm(page, this.submissionRules("typing", state.url));
       try {
         if (element.editable === "select") {
@@ -692,18 +854,24 @@ export class BrowserSession {
       }
       await this.quiet(AFTER_ACTION_QUIET_MS, { graceMs: 50, windowMs: 300 });
       const refused = await this.submissions.disarm([page, this.page]);
+      const egressRefused = this.egress.end();
       armed = false;
+      this.rememberRefused(key, state.document, egressRefused);
       const after = await this.inPage(located.marker ? { command: "describe", marker: located.marker } : { command: "describe", agentId: element.id });
       const now = after.element ?? element;
       const value = now.tag === "select" ? now.value : now.value ?? "";
       const done = `Typed into ${elementToken(element)}: its value is now ${quote(value ?? "")}`;
-      const refusal = this.refusalLine(done, refused, "browser_type");
+      const egress = this.egressReport(done, egressRefused, "browser_type");
+      const refusal = this.refusalLine(done, refused, "browser_type") ?? (egress.line ? { line: egress.line } : undefined);
       const lines = [refusal?.line ?? `${done}.`];
       if (typed !== text) lines.push("Line breaks and tabs were typed as spaces: typing never presses Enter or Tab (use browser_key for that).");
-      lines.push(...(located.note ? [located.note] : []), ...this.freshLines(after));
+      lines.push(...(located.note ? [located.note] : []), ...egress.extra, ...this.freshLines(after));
       return this.finish(lines, after, mark, { isError: refusal !== undefined });
     } finally {
-      if (armed) await this.submissions.disarm([page]);
+      if (armed) {
+        await this.submissions.disarm([page]);
+        this.egress.end();
+      }
       await this.unmark(located);
     }
   }
@@ -713,29 +881,44 @@ export class BrowserSession {
     const key = normalizeKey(rawKey);
     if (!/^(.|([A-Za-z][A-Za-z0-9]*\+)*([A-Za-z][A-Za-z0-9]*|.))$/u.test(key)) return failure(`${quote(rawKey)} is not a key; use names such as Enter, Escape, Tab, ArrowDown or Control+A.`);
     const page = await this.activePage();
-    const { state, focus: focused, framed } = await this.focused();
+    const { state, focus: focused, framed, focusOrigin } = await this.focused();
     const where = focused ? ` in ${elementToken({ id: framed ? 0 : focused.id ?? 0, role: focused.role, label: focused.label })}${framed ? " inside a frame" : ""}` : "";
     const enter = /(^|\+)(Enter|NumpadEnter)$/.test(key);
     const activates = enter || key === " ";
+    const submission = activates ? toSubmission(focused?.submission) : undefined;
+    const pageOrigin = originOf(state.url);
+    const previewKey = `key:${key}`;
     if (!allowSensitive) {
       if (state.captcha) return this.needsApproval(`pressing ${key}`, `this page shows ${state.captcha}`, "browser_key");
       if (activates && focused?.sensitive) return this.needsApproval(`pressing ${key}${where}`, focused.sensitive, "browser_key");
       if (enter && focused?.enterSubmits) return this.needsApproval(`pressing ${key}${where}`, focused.enterSubmits.replace(/^Enter submits/, "it submits"), "browser_key");
+      // A key is data too (one character at a time); Enter or Space may also submit a form elsewhere.
+      const reason = egressReason((origin) => this.egress.allows(origin), [
+        { origin: pageOrigin, reason: `this page is on ${pageOrigin}, ${NOT_ALLOWED}` },
+        { origin: focusOrigin, reason: `the focus is in a frame from ${focusOrigin}, ${NOT_ALLOWED}` },
+        ...(submission ? [{ origin: submission.origin, reason: `it ${describeSubmission(submission)}, ${NOT_ALLOWED}` }] : []),
+      ]);
+      if (reason) return this.needsApproval(`pressing ${key}${where}`, reason, "browser_key");
     }
     let expected: TBrowserSubmission | undefined;
+    let approvedOrigin: string | undefined;
     if (allowSensitive) {
-      const now = activates ? toSubmission(focused?.submission) : undefined;
-      const shown = this.previews.get(`key:${key}`);
-      this.previews.delete(`key:${key}`);
-      if (shown && (shown.label !== (focused?.label ?? "") || !sameSubmission(shown.submission, now))) {
-        return failure(`Not done: the page changed since the user approved this. The approval was for pressing ${key} in ${quote(shown.label)}${shown.submission ? `, which ${describeSubmission(shown.submission)}` : ""}; now the focus is${where || " nowhere"}${now ? `, which ${describeSubmission(now)}` : ""}. Look at the page again.`);
+      const shown = this.previews.get(previewKey);
+      this.previews.delete(previewKey);
+      if (shown && (shown.label !== (focused?.label ?? "") || shown.pageOrigin !== pageOrigin || !sameSubmission(shown.submission, submission))) {
+        return failure(`Not done: the page changed since the user approved this. The approval was for pressing ${key} in ${quote(shown.label)} on ${shown.pageOrigin}${shown.submission ? `, which ${describeSubmission(shown.submission)}` : ""}; now the focus is${where || " nowhere"} on ${pageOrigin}${submission ? `, which ${describeSubmission(submission)}` : ""}. Look at the page again.`);
       }
-      expected = shown ? shown.submission : now;
+      expected = shown ? shown.submission : submission;
+      approvedOrigin = shown ? shown.destination : this.destinationOf(previewKey, state, submission?.origin ?? focusOrigin);
     }
+    this.egress.markHolding(pageOrigin);
+    this.egress.markHolding(focusOrigin);
     await this.submissions.arm(page, this.submissionRules(allowSensitive ? "approved" : "unapproved", state.url, expected));
+    this.egress.begin({ kind: "key", page, approvedOrigin });
     const watcher = this.watchNavigation();
     this.acceptDialogs = allowSensitive;
     let refused: TSubmissionRefusal[] = [];
+    let egressRefused: TEgressRefusal[] = [];
     let navigation: TNavigationResult;
     try {
       try {
@@ -750,8 +933,10 @@ export class BrowserSession {
     } finally {
       this.acceptDialogs = false;
       refused = await this.submissions.disarm([page, this.page]);
+      egressRefused = this.egress.end();
     }
-    return this.reportAction(`Pressed ${key}${where}`, [], refused, "browser_key", navigation, mark);
+    this.rememberRefused(previewKey, state.document, egressRefused);
+    return this.reportAction(`Pressed ${key}${where}`, [], refused, "browser_key", navigation, mark, egressRefused);
   }
 
   private async scroll(direction: "up" | "down" | "left" | "right", pixels: number): Promise<TBrowserObservation> {
@@ -818,20 +1003,30 @@ export class BrowserSession {
     };
     const sends = (submission: TBrowserSubmission | undefined, sensitive: boolean) =>
       submission ? ` It ${describeSubmission(submission)}.` : sensitive ? " It names no form or link: where data goes is up to the page's scripts, and a form may then go only to this site." : "";
+    // Where the data goes, when that is a site the user has not allowed (the card then offers to allow it).
+    const egress = (key: string, state: TInPageResult, destination: string) => {
+      if (this.egress.allows(destination)) return "";
+      const refused = this.refusedDestinations.get(key);
+      const tried = refused && refused.document === state.document ? ` Tried without approval, it made the page send to ${refused.origin}, which was stopped.` : "";
+      return `${tried} ${destination} is not among the sites the user allowed in this chat.`;
+    };
     if (action === "key") {
       const key = normalizeKey(rawKey ?? "");
-      const { state, focus: focused, framed } = await this.focused();
+      const previewKey = `key:${key}`;
+      const { state, focus: focused, framed, focusOrigin } = await this.focused();
       const activates = /(^|\+)(Enter|NumpadEnter)$/.test(key) || key === " ";
       const submission = activates ? toSubmission(focused?.submission) : undefined;
-      this.previews.set(`key:${key}`, { document: state.document, tag: "", label: focused?.label ?? "", submission });
+      const destination = this.destinationOf(previewKey, state, submission?.origin ?? focusOrigin);
+      this.previews.set(previewKey, { document: state.document, tag: "", label: focused?.label ?? "", submission, destination, pageOrigin: originOf(state.url) });
       const on = focused ? ` in ${focused.role} ${quote(focused.label)}${framed ? " inside a frame" : ""}` : "";
       const consequence = focused?.sensitive ? `; ${focused.sensitive}` : focused?.enterSubmits ? `; ${focused.enterSubmits}` : "";
       const captcha = state.captcha ? ` The page shows ${state.captcha}.` : "";
       return {
-        text: `Press ${key || "a key"}${on}${consequence}, on ${this.pageLine(state)}.${sends(submission, Boolean(focused?.sensitive || focused?.enterSubmits))}${captcha}`,
+        text: `Press ${key || "a key"}${on}${consequence}, on ${this.pageLine(state)}.${sends(submission, Boolean(focused?.sensitive || focused?.enterSubmits))}${egress(previewKey, state, destination)}${captcha}`,
         title: `Press ${key || "a key"} on ${host(state.url)}`,
         url: state.url,
         isError: false,
+        destination,
         ...(submission ? { submission } : {}),
       };
     }
@@ -840,20 +1035,25 @@ export class BrowserSession {
     if (!("locator" in located)) return located;
     await this.unmark(located);
     const { element, state } = located;
-    // Typing never submits anything, so only a click is held to a destination.
+    const pageOrigin = originOf(state.url);
+    // Typing never submits anything, so only a click is held to a form's or link's destination;
+    // both are held to the site the card names (typing hands the text to the page).
     const submission = action === "click" ? toSubmission(element.submission) : undefined;
-    // Only clicks are held to what the card showed: typing can neither click nor submit.
-    if (action === "click") this.previews.set(located.key, { document: state.document, tag: element.tag, label: element.label, submission });
+    const previewKey = action === "click" ? located.key : `type:${located.key}`;
+    const destination = this.destinationOf(previewKey, state, submission?.origin ?? pageOrigin);
+    this.previews.delete(previewKey);
+    this.previews.set(previewKey, { document: state.document, tag: element.tag, label: element.label, submission, destination, pageOrigin });
     if (this.previews.size > 20) this.previews.delete(this.previews.keys().next().value!);
     const verb = action === "click" ? "Click" : "Type into";
     const what = `${element.role} ${quote(element.label || element.tag)}${action === "click" && element.actsOn ? ` (which activates ${element.actsOn})` : ""}`;
     const why = element.sensitive ? ` — ${element.sensitive}` : "";
     const captcha = state.captcha ? ` The page shows ${state.captcha}.` : "";
     return {
-      text: `${verb} ${what}${why}, on ${this.pageLine(state)}.${action === "click" ? sends(submission, Boolean(element.sensitive)) : ""}${captcha}`,
+      text: `${verb} ${what}${why}, on ${this.pageLine(state)}.${action === "click" ? sends(submission, Boolean(element.sensitive)) : ""}${egress(previewKey, state, destination)}${captcha}`,
       title: `${verb} ${quote(element.label || element.tag)} on ${host(state.url)}`,
       url: state.url,
       isError: false,
+      destination,
       ...(submission ? { submission } : {}),
     };
   }

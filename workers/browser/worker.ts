@@ -86,7 +86,7 @@ export async function startBrowserWorker(options: TBrowserWorkerOptions): Promis
       if (request.method === "GET" && path === "/v1/health") return send(response, 200, pool.health());
       if (request.method === "POST" && path === "/v1/act") {
         const body = ZBrowserActRequest.parse(await readBody(request));
-        const observation = await pool.act(body.userId, body.sessionId, body.action);
+        const observation = await pool.act(body.userId, body.sessionId, body.action, body.egress);
         log.debug("browser action", { action: body.action.type, sessionId: body.sessionId, ms: Math.round(performance.now() - started), isError: observation.isError });
         return send(response, 200, observation);
       }
