@@ -472,8 +472,18 @@ export type TRunOutcome =
 export async function finishExecution(owner: string, runId: string, outcome: TRunOutcome): Promise<{ applied: boolean; parentWoken: boolean }> {
   const final = outcome.kind === "completed" || outcome.kind === "failed" || outcome.kind === "cancelled";
   const status = { completed: "COMPLETED", failed: "FAILED", cancelled: "CANCELLED", retry: "QUEUED", park: "SLEEPING", release: "QUEUED" }[outcome.kind];
+  // A run parks to wait for an invoked child; if the child already finished (it can run and end
+  // before the parent has parked, when its completion found the parent still RUNNING and woke no
+  // one), the parent is due at once instead of at the invoke timeout.
   const runAt =
-    outcome.kind === "retry" ? afterMs(outcome.delayMs) : outcome.kind === "park" ? timestamp(outcome.wakeAt) : Prisma.sql`${NOW}`;
+    outcome.kind === "retry"
+      ? afterMs(outcome.delayMs)
+      : outcome.kind === "park"
+        ? Prisma.sql`CASE WHEN EXISTS (
+            SELECT 1 FROM "job_steps" s JOIN "job_runs" c ON c."id" = s."childRunId"
+            WHERE s."runId" = ${runId}::uuid AND s."kind" = 'invoke' AND s."status" = 'WAITING' AND c."status" IN ('COMPLETED', 'FAILED', 'CANCELLED')
+          ) THEN ${NOW} ELSE ${timestamp(outcome.wakeAt)} END`
+        : Prisma.sql`${NOW}`;
   const error = outcome.kind === "failed" || outcome.kind === "cancelled" || outcome.kind === "retry" ? outcome.error : null;
   const outputJson = outcome.kind === "completed" ? outcome.outputJson : null;
   const rows = await db().$queryRaw<{ done: number; woke: number }[]>`
@@ -525,8 +535,16 @@ export async function sweepRuns(): Promise<number> {
       UPDATE "job_runs" p SET "runAt" = ${NOW}, "updatedAt" = ${NOW}
       FROM swept WHERE p."id" = swept."parentRunId" AND p."status" = 'SLEEPING'
       RETURNING p."id"
+    ), missed AS (
+      -- A parent and its child that finished at the same instant can each miss the other's update
+      -- (READ COMMITTED): parked parents whose invoked child is already final are due now.
+      UPDATE "job_runs" p SET "runAt" = ${NOW}, "updatedAt" = ${NOW}
+      WHERE p."status" = 'SLEEPING' AND p."runAt" > ${NOW} AND EXISTS (
+        SELECT 1 FROM "job_steps" s JOIN "job_runs" c ON c."id" = s."childRunId"
+        WHERE s."runId" = p."id" AND s."kind" = 'invoke' AND s."status" = 'WAITING' AND c."status" IN ('COMPLETED', 'FAILED', 'CANCELLED'))
+      RETURNING p."id"
     )
-    SELECT (SELECT count(*)::int FROM swept) + (SELECT count(*)::int * 0 FROM woke) AS "swept"`;
+    SELECT (SELECT count(*)::int FROM swept) + (SELECT count(*)::int FROM missed) + (SELECT count(*)::int * 0 FROM woke) AS "swept"`;
   return rows[0]?.swept ?? 0;
 }
 
