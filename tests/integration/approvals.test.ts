@@ -150,6 +150,22 @@ describe("approvals", () => {
     expect(await exists(path.join(workspaceRoot(user.id), "notes/hello.md"))).toBe(true);
   });
 
+  it("checks for a model provider before recording a decision, so a session is never left approved but paused", async () => {
+    const { user, cookie } = await createUser();
+    const { sessionId, approval } = await pausedOnWrite(cookie);
+    clearProviderEnvironment();
+    const refused = await decideResponse(cookie, sessionId, approval.approvalId, { decision: "approve" });
+    expect(refused.status).toBe(503);
+    // Nothing was recorded: the approval still waits and the session is still paused.
+    expect(await db().approval.findUniqueOrThrow({ where: { id: approval.approvalId } })).toMatchObject({ status: "PENDING" });
+    expect((await db().chatSession.findUniqueOrThrow({ where: { id: sessionId } })).status).toBe("PAUSED");
+    // With the provider back, the same decision goes through.
+    useFakeProvider(fake);
+    fake.script([{ text: "Written." }]);
+    expect((await readUiStream(await decideResponse(cookie, sessionId, approval.approvalId, { decision: "approve" }))).text).toBe("Written.");
+    expect(await exists(path.join(workspaceRoot(user.id), "notes/hello.md"))).toBe(true);
+  });
+
   it("treats a new message while an approval is pending as Deny, then continues with the message", async () => {
     const { user, cookie } = await createUser();
     const { sessionId, approval } = await pausedOnWrite(cookie);
