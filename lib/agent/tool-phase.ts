@@ -28,6 +28,10 @@ function capContent(content: TContentPart[]): TContentPart[] {
   );
 }
 
+function riskContext(options: TRunAgentOptions) {
+  return { allowedOrigins: options.toolContext.allowedOrigins ?? [] };
+}
+
 /** Fans an event out to every subscriber; one that throws must not end the run. */
 export function emitTo(options: Pick<TRunAgentOptions, "subscribers">, event: TAgentEvent): void {
   for (const subscriber of options.subscribers) {
@@ -124,7 +128,7 @@ export async function runToolPhase(options: TRunAgentOptions, messages: TMessage
       const tool = options.tools.get(call.name);
       emitTo(options, { type: "tool-start", stepId: step.id, stepKey: step.key, call });
       const preview = await previewFor(tool, call, toolContextFor(options, step, call.id));
-      const risk = tool ? riskOfCall(tool, call.arguments) : "execute";
+      const risk = tool ? riskOfCall(tool, call.arguments, riskContext(options)) : "execute";
       const { approvalId, expiresAt } = await options.recorder.approvalRequested(call, step, { risk, preview });
       emitTo(options, { type: "approval-request", approvalId, stepKey: step.key, call, risk, preview, expiresAt: expiresAt.toISOString() });
       return { status: "paused", approvalId };
@@ -133,7 +137,7 @@ export async function runToolPhase(options: TRunAgentOptions, messages: TMessage
     const batch: number[] = [index];
     const readOnly = (at: number) => {
       const tool = options.tools.get(calls[at]!.name);
-      return decisions[at] === "allow" && tool !== undefined && !tool.sequential && riskOfCall(tool, calls[at]!.arguments) === "read";
+      return decisions[at] === "allow" && tool !== undefined && !tool.sequential && riskOfCall(tool, calls[at]!.arguments, riskContext(options)) === "read";
     };
     if (readOnly(index)) {
       while (batch.length < options.maxParallelTools && index + batch.length < calls.length && readOnly(index + batch.length)) batch.push(index + batch.length);

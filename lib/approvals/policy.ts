@@ -9,12 +9,12 @@ import { riskOfCall, type TTool } from "@/lib/tools/registry";
  */
 export type TPolicyDecision = "allow" | "ask" | "deny";
 
-export function decideToolCall(options: { tool: TTool | undefined; input: unknown; config: TBehaviourConfig; allowedTools: string[] }): TPolicyDecision {
+export function decideToolCall(options: { tool: TTool | undefined; input: unknown; config: TBehaviourConfig; allowedTools: string[]; allowedOrigins?: readonly string[] }): TPolicyDecision {
   const { tool, config } = options;
   // Unknown tools are answered with an observation; nothing runs.
   if (!tool) return "allow";
   const override = config.approvals.tools[tool.name];
   if (override === "deny") return "deny";
   if (options.allowedTools.includes(tool.name)) return "allow";
-  return override ?? config.approvals[riskOfCall(tool, options.input)];
+  return override ?? config.approvals[riskOfCall(tool, options.input, { allowedOrigins: options.allowedOrigins ?? [] })];
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import type { TContentPart } from "@/lib/providers/types";
-import { defineTool, type TTool, type TToolContext, type TToolPreview, type TToolResult, type TToolRisk } from "@/lib/tools/registry";
+import { defineTool, type TRiskContext, type TTool, type TToolContext, type TToolPreview, type TToolResult, type TToolRisk } from "@/lib/tools/registry";
 import { allowedOriginSet, originOf, siteName, type TEgressMode } from "./egress";
 import { navigationUrl } from "./navigation-url";
 import { describeSubmission, type TBrowserAction, type TBrowserEgress, type TBrowserObservation, type TBrowserTarget } from "./protocol";
@@ -80,6 +80,14 @@ export function createBrowserTools(client: BrowserWorkerClient, options: TBrowse
   };
 
   const flagRisk = (input: { sensitive?: boolean }): TToolRisk => (input.sensitive ? "external" : "read");
+  // Opening a site the chat does not allow yet asks at once, instead of after a refused round trip;
+  // the worker still refuses an unapproved one (the backstop).
+  const navigateRisk = (input: { url: string; sensitive?: boolean }, context: TRiskContext): TToolRisk => {
+    if (input.sensitive) return "external";
+    const mode = options.egress ?? getBehaviourConfig().browser.egress;
+    const origin = originOf(navigationUrl(input.url));
+    return mode === "ask" && origin !== "null" && !allowedOriginSet(context.allowedOrigins).has(origin) ? "external" : "read";
+  };
 
   const navigate = defineTool({
     // One page per session: browser calls run one after another, in the order the model gave.
@@ -89,7 +97,7 @@ export function createBrowserTools(client: BrowserWorkerClient, options: TBrowse
       'Open a web page in this chat\'s own browser (JavaScript runs; cookies stay in this chat). Waits for the page to settle and dismisses cookie banners. Returns the title and URL; then read the page with browser_content. Private, loopback and cloud-metadata addresses are refused. Opening a site that is not allowed in this chat needs "sensitive": true: the user is asked first and may allow the site for the rest of the chat.',
     input: z.object({ url: z.string().min(1).max(8_192).describe("The full address, e.g. https://example.com/pricing"), sensitive: ZSensitive }),
     risk: "read",
-    riskOf: flagRisk,
+    riskOf: navigateRisk,
     // The whole address is shown: whatever is in it (a query, a fragment) goes to that site.
     preview: async ({ url }, context) => {
       const address = navigationUrl(url);
@@ -98,7 +106,9 @@ export function createBrowserTools(client: BrowserWorkerClient, options: TBrowse
       const where = origin === "null" ? "" : site ? `\nEverything in this address, including anything after "?" or "#", goes to ${origin} (its server and its pages' scripts), a site not yet allowed in this chat.` : `\n${origin} is allowed in this chat.`;
       return { title: `Open ${origin === "null" ? "a page" : siteName(origin)}`, detail: `Opens ${address}${where}`, ...(site ? { origin: site } : {}) };
     },
-    execute: ({ url, sensitive }, context) => act(context, { type: "navigate", url, allowSensitive: flagRisk({ sensitive }) === "external" }),
+    // A call judged external ran only because the policy allowed it or the user approved it.
+    execute: ({ url, sensitive }, context) =>
+      act(context, { type: "navigate", url, allowSensitive: navigateRisk({ url, sensitive }, { allowedOrigins: context.allowedOrigins ?? [] }) === "external" }),
   });
 
   const content = defineTool({

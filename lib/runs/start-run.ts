@@ -126,9 +126,9 @@ async function resumeTurnFor(approvalId: string, decision: TResumeTurn["decided"
   };
 }
 
-function authorizer(config: TBehaviourConfig, allowedTools: string[], mode: "ask" | "deny", trigger: string) {
+function authorizer(config: TBehaviourConfig, claim: Pick<TClaim, "allowedTools" | "allowedOrigins">, mode: "ask" | "deny", trigger: string) {
   return (call: { name: string; arguments: unknown }, tool: Parameters<typeof decideToolCall>[0]["tool"]): TCallDecision => {
-    const decision = decideToolCall({ tool, input: call.arguments, config, allowedTools });
+    const decision = decideToolCall({ tool, input: call.arguments, config, allowedTools: claim.allowedTools, allowedOrigins: claim.allowedOrigins });
     if (decision === "ask" && mode === "deny") {
       return { deny: `Not run: ${call.name} needs a person's approval, and this ${trigger} run has nobody to ask. Report what you would have done instead.` };
     }
@@ -282,7 +282,7 @@ async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaime
       allowedOrigins: claim.allowedOrigins,
       startChildRun:
         depth < MAX_RUN_DEPTH
-          ? (request) => runChild({ parent: session, depth, signal: run.controller.signal, providers: options.providers, tools, request })
+          ? (request) => runChild({ parent: session, allowedOrigins: claim.allowedOrigins, depth, signal: run.controller.signal, providers: options.providers, tools, request })
           : undefined,
     },
     recorder,
@@ -292,7 +292,7 @@ async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaime
       const lastStepId = recorder.lastStepId();
       if (lastStepId) rememberHistory(session.id, { userId: session.userId, lastStepId, messages });
     },
-    authorize: authorizer(config, claim.allowedTools, limits.approvals ?? "ask", trigger),
+    authorize: authorizer(config, claim, limits.approvals ?? "ask", trigger),
     resume,
   });
 }
@@ -320,6 +320,7 @@ async function closeTurnForMessage(run: TLocalRun, session: TSessionRef, turn: T
 /** A child run in a new session (trigger "agent") that hangs under the parent, run to its end. */
 async function runChild(options: {
   parent: TSessionRef;
+  allowedOrigins: readonly string[];
   depth: number;
   signal: AbortSignal;
   providers?: TProvider[];
@@ -327,7 +328,13 @@ async function runChild(options: {
   request: TChildRunRequest;
 }): Promise<TChildRunResult> {
   const { parent, request } = options;
-  const child = await createSession({ userId: parent.userId, title: request.title ?? titleFrom(request.task) ?? "Sub-agent task", trigger: "agent", parentSessionId: parent.id });
+  const child = await createSession({
+    userId: parent.userId,
+    title: request.title ?? titleFrom(request.task) ?? "Sub-agent task",
+    trigger: "agent",
+    parentSessionId: parent.id,
+    allowedOrigins: options.allowedOrigins,
+  });
   await startRun({
     session: { id: child.id, userId: parent.userId },
     input: { kind: "prompt", text: request.task },

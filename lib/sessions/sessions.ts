@@ -33,13 +33,21 @@ export function toSessionSummary(session: ChatSession): TSessionSummary {
   };
 }
 
-export async function createSession(options: { userId: string; title?: string; trigger?: TRunTriggerName; parentSessionId?: string }): Promise<ChatSession> {
+export async function createSession(options: {
+  userId: string;
+  title?: string;
+  trigger?: TRunTriggerName;
+  parentSessionId?: string;
+  /** Sites the new session may send data to from the start (a sub-agent inherits its parent's). */
+  allowedOrigins?: readonly string[];
+}): Promise<ChatSession> {
   return db().chatSession.create({
     data: {
       userId: options.userId,
       title: storableText(options.title ?? "New chat").slice(0, 200),
       trigger: (options.trigger ?? "web").toUpperCase() as RunTrigger,
       parentSessionId: options.parentSessionId,
+      allowedOrigins: options.allowedOrigins ? [...options.allowedOrigins] : undefined,
     },
   });
 }

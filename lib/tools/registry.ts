@@ -50,6 +50,9 @@ export type TToolContext = {
 
 export type TToolResult = { content: TContentPart[]; isError?: boolean };
 
+/** What a tool's risk judgement may look at besides the arguments: what the session allows. */
+export type TRiskContext = { allowedOrigins: readonly string[] };
+
 /**
  * What an approval card shows before the call runs. `origin`: the site the call would send data
  * to; the card then offers "always allow this site in this chat".
@@ -66,9 +69,10 @@ export type TTool<TInput = unknown> = {
   preview?: (input: TInput, context: TToolContext) => Promise<TToolPreview>;
   /**
    * The risk of one particular call when it depends on the arguments (a click on a "Pay" button is
-   * riskier than a click on a link); `risk` is used when this is absent.
+   * riskier than a click on a link) or on what the session allows (a site not allowed yet);
+   * `risk` is used when this is absent.
    */
-  riskOf?: (input: TInput) => TToolRisk;
+  riskOf?: (input: TInput, context: TRiskContext) => TToolRisk;
   /** Calls of this tool act on shared state (one browser page) and must never run in parallel. */
   sequential?: boolean;
 };
@@ -82,7 +86,7 @@ export function defineTool<TSchema extends z.ZodType>(tool: {
   risk: TToolRisk;
   execute: (input: z.infer<TSchema>, context: TToolContext) => Promise<TToolResult | string>;
   preview?: (input: z.infer<TSchema>, context: TToolContext) => Promise<TToolPreview>;
-  riskOf?: (input: z.infer<TSchema>) => TToolRisk;
+  riskOf?: (input: z.infer<TSchema>, context: TRiskContext) => TToolRisk;
   sequential?: boolean;
 }): TTool {
   if (!TOOL_NAME.test(tool.name)) throw new Error(`tool name "${tool.name}" must be snake_case ASCII`);
@@ -149,9 +153,9 @@ export class ToolRegistry {
 }
 
 /** The risk of one call: the tool's own judgement of these arguments, else its declared risk. */
-export function riskOfCall(tool: TTool, input: unknown): TToolRisk {
+export function riskOfCall(tool: TTool, input: unknown, context: TRiskContext = { allowedOrigins: [] }): TToolRisk {
   if (!tool.riskOf) return tool.risk;
   const parsed = tool.input.safeParse(input ?? {});
   // Arguments that do not parse will not run; the declared risk is the honest answer for them.
-  return parsed.success ? tool.riskOf(parsed.data) : tool.risk;
+  return parsed.success ? tool.riskOf(parsed.data, context) : tool.risk;
 }

@@ -134,8 +134,11 @@ describe("the approval card names the site data would go to", () => {
   it("shows the whole address and its site for a navigation to a site the chat does not allow", async () => {
     const context = newContext();
     const address = `${other.url}/collect?secret=sk-test-123&next=%2Fhome#token=abc`;
-    expect(tools.get("browser_navigate")!.riskOf!({ url: address, sensitive: true })).toBe("external");
-    expect(tools.get("browser_navigate")!.riskOf!({ url: address })).toBe("read");
+    const riskOf = tools.get("browser_navigate")!.riskOf!;
+    expect(riskOf({ url: address, sensitive: true }, { allowedOrigins: [] })).toBe("external");
+    // A site the chat does not allow asks even unmarked; an allowed one does not.
+    expect(riskOf({ url: address }, { allowedOrigins: [] })).toBe("external");
+    expect(riskOf({ url: address }, { allowedOrigins: [other.url] })).toBe("read");
     const card = await tools.get("browser_navigate")!.preview!({ url: address, sensitive: true }, context);
     expect(card).toEqual({
       title: `Open ${other.host}`,
