@@ -134,7 +134,21 @@ try {
     const sampler = setInterval(() => (peakKb = Math.max(peakKb, treeRssKb(app.pid))), 100);
     await scriptModel(level);
     const burstStarted = Date.now();
-    const outcomes = await Promise.all(sessions.map((session) => chat(app.url, session.token, session.id)));
+    const pending = Promise.all(sessions.map((session) => chat(app.url, session.token, session.id)));
+    // BENCH_HEAP_SNAPSHOT=1 (with XCLAW_NEXT_NODE_ARGS=--heapsnapshot-signal=SIGUSR2): a heap
+    // snapshot of the server while every stream is open and waiting for the model.
+    if (process.env.BENCH_HEAP_SNAPSHOT) {
+      await new Promise((resolve) => setTimeout(resolve, MODEL_WAIT_MS - 500));
+      const server = descendants(app.pid).find((id) => {
+        try {
+          return readFileSync(`/proc/${id}/cmdline`, "utf8").includes("next/dist/bin/next");
+        } catch {
+          return false;
+        }
+      });
+      if (server) process.kill(server, "SIGUSR2");
+    }
+    const outcomes = await pending;
     clearInterval(sampler);
     // When each run's model call reached the model: the platform's share of the wait, without the client's.
     const reached = (await modelRequestTimes()).map((receivedAt) => receivedAt - burstStarted);
