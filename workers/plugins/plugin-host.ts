@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { verifyBundleFolder } from "../../lib/bundles/bundle-hash";
 import { guardedFetch } from "../../lib/net/guarded-fetch";
+import { defaultPort, isOnAllowList, parseAllowList } from "../../lib/net/url-guard";
 import { specHashOf, type THostToPlugin, type TPluginRuntimeStatus, type TPluginSpec, type TPluginState, type TPluginToHost, type TToolCallResponse, type TToolDeclaration } from "../../lib/plugins/host-protocol";
 import { validateManifest } from "../../lib/plugins/manifest";
 
@@ -244,6 +245,12 @@ export class PluginHost {
       if (child.connected) child.send(answer);
     };
     try {
+      // Checked before any DNS lookup: a host name can itself carry data to whoever runs its DNS.
+      const target = new URL(message.url);
+      const port = target.port ? Number(target.port) : defaultPort(target.protocol);
+      if (!isOnAllowList(parseAllowList(managed.spec.allowedHosts), target.hostname, port)) {
+        throw new Error(`${target.origin} is not one of the hosts this plugin declares (${managed.spec.allowedHosts.join(", ") || "none"})`);
+      }
       const response = await guardedFetch(message.url, {
         method: message.method,
         headers: message.headers,

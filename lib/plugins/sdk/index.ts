@@ -52,7 +52,7 @@ export type TPluginApi = {
   /** fetch() to the declared hosts only (the global fetch is this same function). */
   fetch(input: string | URL, init?: RequestInit): Promise<Response>;
   log: TPluginLogger;
-  registerTool<TInput>(tool: TPluginTool<TInput>): void;
+  registerTool<TInput = Record<string, unknown>>(tool: TPluginTool<TInput>): void;
   registerService(service: TPluginService): void;
   /** The zod the host runs with, for plugins that do not ship their own. */
   z: typeof z;
