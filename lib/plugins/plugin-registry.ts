@@ -3,6 +3,7 @@ import path from "node:path";
 import { db } from "@/lib/db/client";
 import type { Plugin, Prisma } from "@/lib/db/generated/client";
 import { createLogger } from "@/lib/observability/logger";
+import { bundledPluginRoots } from "@/lib/skills/skill-folders";
 import { registerPluginSkills } from "@/lib/skills/skill-store";
 import { MANIFEST_FILES, validateManifest, type TPluginManifest, type TValidatedManifest } from "./manifest";
 
@@ -12,12 +13,6 @@ import { MANIFEST_FILES, validateManifest, type TPluginManifest, type TValidated
  * when they are staged. An invalid manifest becomes the row's lastError, shown on /admin/plugins.
  */
 const log = createLogger("plugins");
-
-export function bundledPluginRoots(): string[] {
-  const configured = process.env.XCLAW_BUNDLED_PLUGINS;
-  if (configured !== undefined) return configured.split(path.delimiter).filter(Boolean).map((root) => path.resolve(root));
-  return [path.join(process.cwd(), "plugins")];
-}
 
 /** Reads the manifest in a plugin folder (exactly one of openclaw.plugin.json / xclaw.plugin.json). */
 export function readManifestIn(directory: string, readFile: (name: string) => string | undefined = (name) => (existsSync(path.join(directory, name)) ? readFileSync(path.join(directory, name), "utf8") : undefined)): TValidatedManifest {

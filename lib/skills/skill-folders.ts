@@ -12,6 +12,45 @@ export function bundledSkillRoots(): string[] {
   return [path.join(process.cwd(), "skills")];
 }
 
+/** Where the bundled plugins are (plugins/ or XCLAW_BUNDLED_PLUGINS); their manifests may name skill folders. */
+export function bundledPluginRoots(): string[] {
+  const configured = process.env.XCLAW_BUNDLED_PLUGINS;
+  if (configured !== undefined) return configured.split(path.delimiter).filter(Boolean).map((root) => path.resolve(root));
+  return [path.join(process.cwd(), "plugins")];
+}
+
+/**
+ * The skill folders bundled plugins ship, read from their manifests' `id` and `skills` only (the
+ * plugin itself is validated by lib/plugins), so skills are listed even before any plugin runs.
+ */
+export function bundledPluginSkillFolders(): { pluginId: string; directory: string }[] {
+  const found: { pluginId: string; directory: string }[] = [];
+  for (const root of bundledPluginRoots()) {
+    if (!existsSync(root)) continue;
+    for (const entry of readdirSync(root, { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const pluginDirectory = path.join(root, entry.name);
+      for (const name of ["openclaw.plugin.json", "xclaw.plugin.json"]) {
+        const file = path.join(pluginDirectory, name);
+        if (!existsSync(file)) continue;
+        try {
+          const manifest = JSON.parse(readFileSync(file, "utf8")) as { id?: unknown; skills?: unknown };
+          if (typeof manifest.id !== "string" || !Array.isArray(manifest.skills)) continue;
+          for (const relative of manifest.skills) {
+            if (typeof relative !== "string") continue;
+            const skillsRoot = path.resolve(pluginDirectory, relative);
+            if (!skillsRoot.startsWith(`${pluginDirectory}${path.sep}`)) continue;
+            for (const directory of skillFoldersIn(skillsRoot)) found.push({ pluginId: manifest.id, directory });
+          }
+        } catch {
+          // An unreadable manifest is reported on /admin/plugins.
+        }
+      }
+    }
+  }
+  return found;
+}
+
 /** The skill folders directly inside a root (each with a SKILL.md). */
 export function skillFoldersIn(root: string): string[] {
   if (!existsSync(root)) return [];

@@ -6,7 +6,7 @@ import type { Prisma, Skill } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import { parseSkillMarkdown, type TSkillFrontMatter } from "./skill-format";
-import { bundledSkillRoots, missingRequirements, readSkillFolder, skillFoldersIn } from "./skill-folders";
+import { bundledPluginSkillFolders, bundledSkillRoots, missingRequirements, readSkillFolder, skillFoldersIn } from "./skill-folders";
 
 /**
  * The skills someone may use: global skills (bundled, shipped in a plugin, or uploaded and
@@ -53,6 +53,7 @@ export function syncBundledSkills(force = false): Promise<void> {
   if (!synced || force) {
     synced = (async () => {
       for (const root of bundledSkillRoots()) for (const directory of skillFoldersIn(root)) await upsertFolderSkill(directory, { source: "BUNDLED" });
+      for (const { pluginId, directory } of bundledPluginSkillFolders()) await upsertFolderSkill(directory, { source: "PLUGIN", pluginId });
     })().catch((error: unknown) => {
       synced = undefined;
       throw error;
