@@ -129,7 +129,8 @@ export function describePermissions(manifest: TPluginManifest): string[] {
     lines.push(`Sends requests to ${parts.join(", ")} (nowhere else; private and loopback addresses only where xclaw.yaml allows them).`);
   } else lines.push("Makes no network requests.");
   lines.push(secrets.length ? `Reads these secrets from the server's environment: ${secrets.join(", ")}.` : "Reads no secrets from the server's environment.");
-  lines.push(workspace === "none" ? "Cannot see anyone's workspace files." : workspace === "read" ? "Reads files in the workspace of the person whose chat calls it." : "Reads and writes files in the workspace of the person whose chat calls it.");
+  // xclaw does not hand workspace files to plugins yet; a request for them is shown, not granted.
+  lines.push(workspace === "none" ? "Cannot see anyone's workspace files." : `Asks to ${workspace === "read" ? "read" : "read and write"} files in the caller's workspace (not granted: xclaw does not give plugins workspace access yet).`);
   lines.push("Cannot run shell commands.");
   if (manifest.contracts.tools.length) lines.push(`May add these tools: ${manifest.contracts.tools.join(", ")}.`);
   return lines;
