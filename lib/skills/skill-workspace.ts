@@ -1,5 +1,6 @@
 import path from "node:path";
 import { readBundleFolder } from "@/lib/bundles/bundle-hash";
+import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { createLogger } from "@/lib/observability/logger";
 import { E2bSandbox, REMOTE_WORKDIR, RemoteWorkspace } from "@/lib/sandbox/e2b-sandbox";
 import { sandboxRuntime, workspaceRoot } from "@/lib/sandbox/runtime";
@@ -31,7 +32,9 @@ function workspaceFor(userId: string, sessionId: string, extensions: string[]): 
   const limits = { ...runtime.limits, writeExtensions: [...new Set([...runtime.limits.writeExtensions, ...extensions])] };
   const sandbox = runtime.sandbox;
   if (sandbox instanceof E2bSandbox) return new RemoteWorkspace(() => sandbox.sandboxFor(userId, sessionId), limits);
-  return new Workspace(workspaceRoot(userId), limits);
+  // As the file tools do: when the app runs as root, what it writes belongs to the sandbox's user.
+  const { runAsUid, runAsGid } = getBehaviourConfig().sandbox;
+  return new Workspace(workspaceRoot(userId), limits, { owner: process.getuid?.() === 0 ? { uid: runAsUid, gid: runAsGid } : undefined });
 }
 
 /** Copies the skill's other files into the user's workspace; returns what could not be copied. */
