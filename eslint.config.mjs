@@ -7,8 +7,10 @@ import nextTypescript from "eslint-config-next/typescript";
  */
 const LIB_LAYERS = [
   ["errors.ts", "config", "observability", "net", "wire", "db", "http"],
-  ["providers", "sandbox", "settings", "jobs"],
+  ["providers", "sandbox", "settings", "jobs", "bundles"],
   ["tools", "browser"],
+  ["skills"],
+  ["plugins"],
   ["capabilities", "approvals", "auth", "users"],
   ["agent"],
   ["sessions"],

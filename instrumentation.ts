@@ -6,6 +6,7 @@
  *   forged X-Forwarded-For (lib/auth/client-ip.ts explains the mechanism).
  * - With jobs.runner: local, each process runs the embedded job runner; processes share the work
  *   through the database.
+ * - The enabled plugins are started in the plugin host.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -13,4 +14,8 @@ export async function register() {
   installPeerAddressHook();
   const { startAppJobRunner } = await import("./lib/job-catalog/start-runner");
   await startAppJobRunner();
+  // Plugins: the host (started by the launcher) is told which plugins to run; not awaited, so a
+  // slow plugin never delays the server.
+  const { syncPlugins } = await import("./lib/plugins/plugin-runtime");
+  void syncPlugins();
 }

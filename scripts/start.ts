@@ -19,6 +19,7 @@ import { migrateDatabase, readMigrations } from "../lib/db/migrate";
 import { prepareCgroupDelegation } from "../lib/sandbox/cgroups";
 import { createSandboxRuntime } from "../lib/sandbox/runtime";
 import { spawnBrowserWorker, type TWorkerProcess } from "../workers/browser/spawn-worker";
+import { spawnPluginHost, type THostProcess } from "../workers/plugins/spawn-host";
 import pg from "pg";
 import nextEnv from "@next/env";
 
@@ -139,6 +140,20 @@ async function main() {
     }
   }
 
+  let pluginHost: THostProcess | undefined;
+  if (config.plugins.host === "embedded" && !env.PLUGIN_HOST_URL) {
+    const secret = env.PLUGIN_HOST_SECRET || randomBytes(32).toString("base64url");
+    const started = await spawnPluginHost({ root, env, secret, port: config.plugins.port });
+    if ("error" in started) {
+      process.stdout.write(`xclaw: plugins are off: ${started.error}\n`);
+    } else {
+      pluginHost = started;
+      env.PLUGIN_HOST_URL = started.url;
+      env.PLUGIN_HOST_SECRET = secret;
+      process.stdout.write(`xclaw: plugin host ready on ${started.url}\n`);
+    }
+  }
+
   const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
   const args = [nextBin, mode, "--port", String(port)];
   if (env.HOST) args.push("--hostname", env.HOST);
@@ -155,7 +170,7 @@ async function main() {
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
   child.on("exit", async (code, signal) => {
-    await browserWorker?.stop();
+    await Promise.all([browserWorker?.stop(), pluginHost?.stop()]);
     await embedded?.stop();
     process.exit(code ?? (signal ? 0 : 1));
   });

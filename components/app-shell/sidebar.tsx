@@ -13,10 +13,12 @@ type TNavItem = { href: string; label: string; icon: React.ReactNode; match: (pa
 function navItems(isAdmin: boolean): TNavItem[] {
   const items: TNavItem[] = [
     { href: "/", label: "Chat", icon: <ChatIcon />, match: (path) => path === "/" || path.startsWith("/chat") },
+    { href: "/skills", label: "Skills", icon: <SkillsIcon />, match: (path) => path.startsWith("/skills") },
     { href: "/settings", label: "Settings", icon: <SettingsIcon />, match: (path) => path.startsWith("/settings") },
   ];
   if (isAdmin) {
-    items.push({ href: "/admin/users", label: "Admin", icon: <ShieldIcon />, match: (path) => path.startsWith("/admin") && !path.startsWith("/admin/jobs") });
+    items.push({ href: "/admin/users", label: "Admin", icon: <ShieldIcon />, match: (path) => path.startsWith("/admin") && !path.startsWith("/admin/jobs") && !path.startsWith("/admin/plugins") && !path.startsWith("/admin/skills") });
+    items.push({ href: "/admin/plugins", label: "Plugins & skills", icon: <PuzzleIcon />, match: (path) => path.startsWith("/admin/plugins") || path.startsWith("/admin/skills") });
     items.push({ href: "/admin/jobs", label: "Jobs", icon: <ClockIcon />, match: (path) => path.startsWith("/admin/jobs") });
   }
   return items;
@@ -180,6 +182,23 @@ function ShieldIcon() {
   return (
     <Icon>
       <path d="M12 22s8-4 8-10V5l-8-3-8 3v7c0 6 8 10 8 10Z" />
+    </Icon>
+  );
+}
+
+function SkillsIcon() {
+  return (
+    <Icon>
+      <path d="M4 19.5V5a2 2 0 0 1 2-2h12v16H6a2 2 0 0 0-2 2Z" />
+      <path d="M8 7h6M8 11h4" />
+    </Icon>
+  );
+}
+
+function PuzzleIcon() {
+  return (
+    <Icon>
+      <path d="M9 3h6v3a2 2 0 1 0 4 0V3h2v6h-3a2 2 0 1 0 0 4h3v8H3v-8h3a2 2 0 1 0 0-4H3V3h6Z" />
     </Icon>
   );
 }

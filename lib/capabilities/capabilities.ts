@@ -2,7 +2,9 @@ import { createBrowserTools } from "@/lib/browser/browser-tools";
 import { browserWorkerFromEnvironment, closeBrowserSession } from "@/lib/browser/worker-client";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
 import { createLogger } from "@/lib/observability/logger";
+import { pluginToolProviders } from "@/lib/plugins/plugin-runtime";
 import { sandboxRuntime, type TSandboxRuntime } from "@/lib/sandbox/runtime";
+import { skillLoadTool, skillsPrepareStep } from "@/lib/skills/skill-tools";
 import { calculatorTool } from "@/lib/tools/calculator";
 import { currentTimeTool } from "@/lib/tools/current-time";
 import { createFileTools } from "@/lib/tools/file-tools";
@@ -35,6 +37,8 @@ function buildProviders(runtime: TSandboxRuntime, config: TBehaviourConfig): TTo
       releaseSession: async (session) => runtime.sandbox?.releaseSession(session.sessionId),
     },
     { id: "browser", tools: () => browser, releaseSession: (session) => closeBrowserSession(session) },
+    // Skills: the catalog after the stable system prompt, skill_load for the instructions (lib/skills).
+    { id: "skills", tools: () => [skillLoadTool], prepareStep: (context) => skillsPrepareStep(context) },
   ];
 }
 
@@ -43,10 +47,12 @@ let cached: { runtime: TSandboxRuntime; config: TBehaviourConfig; browserWorker:
 /** Built once per configuration: runs start often, and the tool objects never change in between. */
 export function capabilityProviders(runtime: TSandboxRuntime = sandboxRuntime(), config = getBehaviourConfig()): TToolProvider[] {
   const browserWorker = process.env.BROWSER_WORKER_URL;
-  if (cached && cached.runtime === runtime && cached.config === config && cached.browserWorker === browserWorker) return cached.providers;
-  const providers = buildProviders(runtime, config);
-  cached = { runtime, config, browserWorker, providers };
-  return providers;
+  if (!cached || cached.runtime !== runtime || cached.config !== config || cached.browserWorker !== browserWorker) {
+    cached = { runtime, config, browserWorker, providers: buildProviders(runtime, config) };
+  }
+  // Plugins come and go while the app runs: one namespaced provider per running plugin (lib/plugins).
+  const plugins = pluginToolProviders();
+  return plugins.length ? [...cached.providers, ...plugins] : cached.providers;
 }
 
 /** The tools a run of this session gets. */

@@ -230,6 +230,42 @@ export const ZBehaviourConfig = z.strictObject({
       retryBaseDelayMs: z.int().min(0).max(600_000).default(1_000),
     })
     .prefault({}),
+  plugins: z
+    .strictObject({
+      /**
+       * embedded: `npm run dev` / `npm start` run the plugin host beside the app (each enabled plugin
+       * in its own process); off: no plugins. With PLUGIN_HOST_URL set, that host is used.
+       */
+      host: z.enum(["embedded", "off"]).default("embedded"),
+      /** Loopback port of the embedded host; 0 picks a free one at start. */
+      port: z.int().min(0).max(65_535).default(0),
+      /** A plugin tool call with no answer after this long counts as a hang: the plugin is restarted. */
+      callTimeoutSeconds: z.int().min(1).max(600).default(60),
+      /** Crashes (or hangs) within ten minutes after which a plugin is marked failed instead of restarted. */
+      maxCrashes: z.int().min(1).max(100).default(3),
+      /**
+       * Private, loopback or link-local hosts plugins may reach anyway (only those a plugin also
+       * declares): `host`, `host:port`, `[::1]:port` or a range such as `10.1.0.0/16`.
+       */
+      allowedPrivateHosts: z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\](:\d{1,5})?|[0-9a-fA-F:.]+\/\d{1,3}|[0-9a-fA-F:]*:[0-9a-fA-F:]+|[A-Za-z0-9.-]+(:\d{1,5})?)$/, "must be host, host:port, [v6]:port or an address range")).default([]),
+    })
+    .prefault({}),
+  skills: z
+    .strictObject({
+      /**
+       * catalog: the names and descriptions of the skills someone may use go into the system prompt
+       * and the model loads a skill's instructions with skill_load; keywords: also the seeds' rule
+       * (a skill whose description shares at least `keywordThreshold` words with the message is
+       * loaded for that message).
+       */
+      selection: z.enum(["catalog", "keywords"]).default("catalog"),
+      /** At most this many skills are listed in the system prompt. */
+      catalogLimit: z.int().min(0).max(200).default(32),
+      keywordThreshold: z.int().min(1).max(10).default(2),
+      /** Personal (markdown) skills per person. */
+      maxPersonalSkills: z.int().min(0).max(1_000).default(50),
+    })
+    .prefault({}),
   logging: z
     .strictObject({
       level: z.enum(["debug", "info", "warn", "error"]).default("info"),

@@ -3,6 +3,7 @@ import { AppError } from "@/lib/errors";
 import { forkSession } from "@/lib/sessions/fork-session";
 import { rollbackSession } from "@/lib/sessions/rollback-session";
 import { stepKey } from "@/lib/sessions/sessions";
+import { formatSkillsCommand } from "@/lib/skills/skill-tools";
 import { asJson, type TCommandOutput } from "@/lib/sessions/step-codecs";
 import { listSteps, parseStepKey, recordStep, toStepRow } from "@/lib/sessions/steps";
 import type { TStepRow } from "@/lib/wire/chat";
@@ -19,6 +20,7 @@ export const HELP = [
   "- `/rollback <step>` — drop that step and everything after it (e.g. `/rollback s0003`)",
   "- `/fork <step> [title]` — a new session with the history up to and including that step",
   "- `/resume` — continue an interrupted run",
+  "- `/skills` — the skills you can use (✅) and why others are unavailable (❌); `$name` in a message uses one",
   "- `!<command>` — run a shell command in your sandbox yourself, without the model (e.g. `!ls -la`)",
 ].join("\n");
 
@@ -60,6 +62,8 @@ export async function runSlashCommand(session: ChatSession, text: string, option
     }
     case "/resume":
       return resumeSession({ userId: session.userId, sessionId: session.id, ...options });
+    case "/skills":
+      return answer(session, text, { reply: await formatSkillsCommand(session.userId) });
     case "/help":
       return answer(session, text, { reply: HELP });
     default:

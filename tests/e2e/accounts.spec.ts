@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { apiStatus, expectSignedOut, PASSWORD, signedInContext, signIn, signUp, uniqueEmail } from "./helpers";
+import { apiStatus, expectSignedOut, PASSWORD, rememberAdmin, signedInContext, signIn, signUp, uniqueEmail } from "./helpers";
 
 // One story, in order: the first account becomes the admin the later steps rely on.
 test.describe.configure({ mode: "serial" });
@@ -12,6 +12,8 @@ test("the first person to sign up becomes admin and lands in the app", async ({ 
   await expect(page.getByRole("link", { name: "Admin" })).toBeVisible();
   const me = await page.evaluate(async () => (await fetch("/api/me")).json());
   expect(me).toMatchObject({ email: admin.email, name: admin.name, role: "admin" });
+  // Later specs that need an admin (plugins and skills) sign in as this one.
+  await rememberAdmin(admin.email);
 });
 
 test("sign-up refuses a duplicate email and a weak password with clear messages", async ({ page }) => {

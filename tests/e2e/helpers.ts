@@ -47,3 +47,29 @@ export async function expectSignedOut(page: Page) {
   await expect(page).toHaveURL(/\/sign-in/);
   expect(await apiStatus(page, "/api/me")).toBe(401);
 }
+
+/** Where the run's first account (the admin, made by accounts.spec.ts) is written down for later specs. */
+function adminFile(): string {
+  return `${process.env.E2E_DATA_DIR ?? "."}/e2e-admin.json`;
+}
+
+export async function rememberAdmin(email: string): Promise<void> {
+  const { writeFile } = await import("node:fs/promises");
+  await writeFile(adminFile(), JSON.stringify({ email }));
+}
+
+/**
+ * A page signed in as an admin: the run's admin when accounts.spec.ts made one, else a new account
+ * (which is then the first one, and so the admin, when a spec runs on its own).
+ */
+export async function adminPage(browser: Browser, name: string): Promise<{ context: BrowserContext; page: Page }> {
+  const { readFile } = await import("node:fs/promises");
+  const known = await readFile(adminFile(), "utf8").then((text) => (JSON.parse(text) as { email: string }).email, () => undefined);
+  if (known) return signedInContext(browser, known);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const email = uniqueEmail(name);
+  await signUp(page, { email });
+  await rememberAdmin(email);
+  return { context, page };
+}
