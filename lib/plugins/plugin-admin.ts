@@ -11,6 +11,7 @@ import { describePermissions, validateManifest, type TPluginManifest, type TVali
 import { configView, type TConfigView } from "./plugin-config";
 import { manifestOf, readManifestIn, syncBundledPlugins } from "./plugin-registry";
 import { pluginSpec, pluginStates, restartPlugin, syncPlugins } from "./plugin-runtime";
+import { forgetSkillListings } from "@/lib/skills/skill-store";
 
 /**
  * Admin side of plugins: the list with each plugin's status and last error, enable / disable
@@ -129,6 +130,7 @@ export async function updatePlugin(options: { id: string; patch: z.infer<typeof 
   if (!plugin) throw new AppError("not_found", "No such plugin.");
   if (!patch.enabled) {
     await db().plugin.update({ where: { id }, data: { enabled: false } });
+    forgetSkillListings();
     await syncPlugins();
     return (await getPluginForAdmin(id)).plugin;
   }
@@ -152,6 +154,7 @@ export async function updatePlugin(options: { id: string; patch: z.infer<typeof 
   const built = pluginSpec(plugin);
   if ("error" in built) throw new AppError("conflict", `The plugin cannot be enabled: ${built.error}`);
   await db().plugin.update({ where: { id }, data: { enabled: true } });
+  forgetSkillListings();
   // Enabling again after a failure starts it afresh (its crash count too).
   await restartPlugin(id);
   return (await getPluginForAdmin(id)).plugin;

@@ -4,6 +4,7 @@ import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { ZSkillName } from "./skill-format";
+import { forgetSkillListings } from "./skill-store";
 
 /**
  * A person's own skills: markdown instructions only (no files, so no scripts outside what their
@@ -42,10 +43,12 @@ export async function savePersonalSkill(options: { userId: string; input: z.infe
     create: { userId, ...input },
     update: { description: input.description, body: input.body },
   });
+  forgetSkillListings();
   return view(saved);
 }
 
 export async function deletePersonalSkill(options: { userId: string; name: string }): Promise<void> {
   const { count } = await db().userSkill.deleteMany({ where: { userId: options.userId, name: options.name } });
+  forgetSkillListings();
   if (!count) throw new AppError("not_found", "No such personal skill.");
 }

@@ -9,6 +9,7 @@ import { AppError } from "@/lib/errors";
 import { parseSkillMarkdown, skillDeclaredHosts, type TSkillFrontMatter } from "./skill-format";
 import { missingRequirements } from "./skill-folders";
 import { syncBundledSkills } from "./skill-store";
+import { forgetSkillListings } from "./skill-store";
 
 /**
  * Admin side of skills: upload (staged, scanned, nothing usable yet), enable exactly a reviewed
@@ -136,5 +137,6 @@ export async function updateSkill(options: { name: string; patch: z.infer<typeof
     data.enabled = true;
   }
   await db().skill.update({ where: { name }, data });
+  forgetSkillListings();
   return (await getSkillForAdmin(name)).skill;
 }

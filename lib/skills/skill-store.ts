@@ -99,7 +99,30 @@ async function pluginNames() {
   return { enabled: new Map(plugins.filter((plugin) => plugin.enabled).map((plugin) => [plugin.id, plugin.name])), all: new Map(plugins.map((plugin) => [plugin.id, plugin.name])) };
 }
 
-export async function listSkillsForUser(userId: string): Promise<TSkillListing[]> {
+/**
+ * A person's skill listing is read before every run's first model call, so it is remembered for a
+ * few seconds; any change to skills or plugins in this process forgets it at once, other app
+ * processes see the change within LISTING_TTL_MS.
+ */
+const LISTING_TTL_MS = 5_000;
+const globalListings = globalThis as unknown as { xclawSkillListings?: Map<string, { at: number; listings: Promise<TSkillListing[]> }> };
+const listingCache = (globalListings.xclawSkillListings ??= new Map());
+
+export function forgetSkillListings(): void {
+  listingCache.clear();
+}
+
+export function listSkillsForUser(userId: string): Promise<TSkillListing[]> {
+  const cached = listingCache.get(userId);
+  if (cached && Date.now() - cached.at < LISTING_TTL_MS) return cached.listings;
+  if (listingCache.size > 10_000) listingCache.clear();
+  const listings = readSkillsForUser(userId);
+  listingCache.set(userId, { at: Date.now(), listings });
+  listings.catch(() => listingCache.delete(userId));
+  return listings;
+}
+
+async function readSkillsForUser(userId: string): Promise<TSkillListing[]> {
   await syncBundledSkills();
   const who = await viewer(userId);
   const [skills, personal, plugins] = await Promise.all([
