@@ -10,7 +10,7 @@
  */
 import { readFileSync, readdirSync } from "node:fs";
 import http from "node:http";
-import { benchConfig, benchDatabase, percentile, startApp, startFakeLlmProcess } from "./support";
+import { benchConfig, benchDatabase, createApiToken, percentile, startApp, startFakeLlmProcess } from "./support";
 
 const sizes = process.argv.slice(2).map(Number).filter(Boolean);
 const levels = sizes.length ? sizes : [100, 200, 1000];
@@ -52,26 +52,6 @@ function treeRssKb(pid: number): number {
     }
   }
   return total;
-}
-
-async function signUpWithToken(url: string, index: number): Promise<string> {
-  const email = `load-${index}-${Date.now()}@example.com`;
-  const password = "bench-password-1";
-  const registered = await fetch(`${url}/api/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
-  if (registered.status !== 201) throw new Error(`register: ${registered.status} ${await registered.text()}`);
-  const csrf = await fetch(`${url}/api/auth/csrf`);
-  const csrfCookie = (csrf.headers.getSetCookie?.() ?? []).map((cookie) => cookie.split(";")[0]).join("; ");
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const signIn = await fetch(`${url}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
-    body: new URLSearchParams({ csrfToken, email, password, json: "true" }),
-  });
-  const session = (signIn.headers.getSetCookie?.() ?? []).map((cookie) => cookie.split(";")[0]).find((cookie) => cookie?.includes("session-token"));
-  if (!session) throw new Error("sign-in failed");
-  const created = await fetch(`${url}/api/tokens`, { method: "POST", headers: { "content-type": "application/json", cookie: session, origin: url }, body: JSON.stringify({ name: "load" }) });
-  return ((await created.json()) as { token: string }).token;
 }
 
 type TOutcome = { status: "finished" | "refused" | "failed"; ttftMs?: number; detail?: string };
@@ -119,7 +99,7 @@ const config = await benchConfig([[["auth", "registrationRateLimit", "perIp", "m
 const app = await startApp({ ...databaseEnv, XCLAW_CONFIG: config, OPENAI_BASE_URL: fake.openaiBaseUrl, OPENAI_API_KEY: "bench", XCLAW_PROVIDERS: "openai" });
 try {
   const tokens: string[] = [];
-  for (let index = 0; index < USERS; index++) tokens.push(await signUpWithToken(app.url, index));
+  for (let index = 0; index < USERS; index++) tokens.push(await createApiToken(app.url, `load-${index}-${Date.now()}@example.com`));
   console.log(`concurrency: ${database}, ${USERS} users, model waits ${MODEL_WAIT_MS} ms before its first token`);
   for (const level of levels) {
     const sessions: { token: string; id: string }[] = [];

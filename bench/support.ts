@@ -50,10 +50,10 @@ export async function startApp(env: Record<string, string>): Promise<{ url: stri
 }
 
 /** Registers a user, signs in through next-auth like a browser, and returns an API token. */
-export async function createApiToken(url: string): Promise<string> {
-  const email = `bench-${Date.now()}@example.com`;
+export async function createApiToken(url: string, email = `bench-${Date.now()}@example.com`): Promise<string> {
   const password = "bench-password-1";
-  await fetch(`${url}/api/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+  const registered = await fetch(`${url}/api/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) });
+  if (registered.status !== 201) throw new Error(`register: ${registered.status} ${await registered.text()}`);
   const csrf = await fetch(`${url}/api/auth/csrf`);
   const csrfCookie = (csrf.headers.getSetCookie?.() ?? []).map((cookie) => cookie.split(";")[0]).join("; ");
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
