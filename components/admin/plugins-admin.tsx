@@ -7,22 +7,10 @@ import { UploadForm } from "@/components/extensions/upload-form";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { inputClassName } from "@/components/ui/text-field";
+import type { TAdminPlugin } from "@/lib/plugins/plugin-admin";
 
-export type TAdminPluginRow = {
-  id: string;
-  name: string;
-  version: string;
-  description: string;
-  source: "bundled" | "uploaded";
-  enabled: boolean;
-  status: string;
-  lastError?: string;
-  lastErrorAt?: string;
-  sha256: string | null;
-  permissions: string[];
-  tools: { name: string; description: string; risk: string }[];
-  staged: { sha256: string; createdAt: string; verdict: string; high: number; version: string | null } | null;
-};
+// The server's own type (types only, erased from the browser bundle).
+export type TAdminPluginRow = TAdminPlugin;
 
 type TField = { key: string; type: "string" | "number" | "integer" | "boolean"; title: string; description?: string; sensitive: boolean; required: boolean; enum?: unknown[]; value?: unknown; isSet?: boolean; default?: unknown };
 type TDetails = { plugin: TAdminPluginRow; config: { fields: TField[] }; revisions: { sha256: string; version: string | null; status: string; createdAt: string; report: TReport }[] };

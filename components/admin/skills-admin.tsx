@@ -6,21 +6,10 @@ import { ScanReport, type TReport } from "@/components/extensions/scan-report";
 import { UploadForm } from "@/components/extensions/upload-form";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import type { TAdminSkill } from "@/lib/skills/skill-admin";
 
-export type TAdminSkillRow = {
-  name: string;
-  description: string;
-  source: "bundled" | "uploaded" | "plugin";
-  pluginId: string | null;
-  enabled: boolean;
-  status: "enabled" | "disabled" | "staged" | "invalid";
-  visibility: "everyone" | "admins" | "users";
-  allowedUserIds: string[];
-  sha256: string | null;
-  staged: { sha256: string; createdAt: string; verdict: string; high: number } | null;
-  missing: string[];
-  lastError: string | null;
-};
+// The server's own type (types only, erased from the browser bundle).
+export type TAdminSkillRow = TAdminSkill;
 
 type TRevision = { sha256: string; version: string | null; status: string; createdAt: string; reviewedAt: string | null; report: TReport };
 

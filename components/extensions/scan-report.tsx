@@ -1,8 +1,10 @@
 "use client";
 
-/** A bundle's scan report: verdict, findings with where they are, and the files it holds. */
-export type TFinding = { severity: "blocked" | "high" | "medium" | "info"; rule: string; path?: string; line?: number; detail: string; excerpt?: string };
-export type TReport = { sha256: string; fileCount: number; totalBytes: number; files: { path: string; bytes: number }[]; findings: TFinding[]; verdict: "refused" | "flagged" | "clean" };
+import type { TScanFinding, TScanReport } from "@/lib/bundles/scan-bundle";
+
+/** A bundle's scan report: verdict, findings with where they are, and the files it holds (the server's types, erased from the bundle). */
+export type TFinding = TScanFinding;
+export type TReport = TScanReport;
 
 const SEVERITY: Record<TFinding["severity"], string> = {
   blocked: "bg-red-700 text-white",
