@@ -9,11 +9,11 @@ const LIB_LAYERS = [
   ["errors.ts", "config", "observability", "net", "wire", "db", "http"],
   ["providers", "sandbox", "settings", "jobs"],
   ["tools", "browser"],
-  ["capabilities", "approvals", "auth", "users"],
+  ["capabilities", "approvals", "auth", "users", "notifications", "chronos"],
   ["agent"],
   ["sessions"],
   ["runs"],
-  ["channels", "job-catalog"],
+  ["channels", "job-catalog", "chronos-runner"],
 ];
 const libZones = LIB_LAYERS.flatMap((layer, index) =>
   layer.map((folder) => ({
