@@ -123,9 +123,12 @@ export async function markRunning(executionId: string, now = new Date()): Promis
  */
 export async function finishExecution(options: { executionId: string; status: Exclude<ChronosExecutionStatus, "QUEUED" | "RUNNING">; reason?: string | null; now?: Date }): Promise<ChronosExecution | undefined> {
   const now = options.now ?? new Date();
+  // A note made when the execution was queued ("3 earlier runs were missed …") stays in front.
+  const note = (await db().chronosExecution.findUnique({ where: { id: options.executionId }, select: { statusReason: true } }))?.statusReason;
+  const reason = [note, options.reason].filter(Boolean).join(" ");
   const { count } = await db().chronosExecution.updateMany({
     where: { id: options.executionId, status: { in: ["QUEUED", "RUNNING"] } },
-    data: { status: options.status, statusReason: options.reason === undefined ? undefined : options.reason === null ? null : storableText(options.reason).slice(0, 2_000), endedAt: now },
+    data: { status: options.status, statusReason: reason ? storableText(reason).slice(0, 2_000) : null, endedAt: now },
   });
   const execution = await db().chronosExecution.findUnique({ where: { id: options.executionId } });
   if (!execution) return undefined;
