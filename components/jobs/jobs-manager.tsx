@@ -40,7 +40,7 @@ export function JobsManager({
   const [deletePending, setDeletePending] = useState(false);
   const [deleteError, setDeleteError] = useState<string>();
   const [error, setError] = useState<string>();
-  const [notice, setNotice] = useState<{ text: string; sessionId?: string }>();
+  const [notice, setNotice] = useState<{ text: string; sessionId?: string; jobId?: string }>();
 
   const replace = (job: TChronosJobView) => setJobs((rows) => (rows.some((row) => row.id === job.id) ? rows.map((row) => (row.id === job.id ? job : row)) : [...rows, job]));
 
@@ -48,6 +48,8 @@ export function JobsManager({
     try {
       const { job } = await apiRequest<{ job: TChronosJobView }>(`/api/jobs/${encodeURIComponent(jobId)}`);
       setJobs((rows) => rows.map((row) => (row.id === job.id ? job : row)));
+      // "… is running" becomes "… finished" once the run it announced has ended.
+      if (!job.running) setNotice((current) => (current?.jobId === job.id ? { ...current, text: `"${job.name}" finished${job.lastStatus ? `: ${job.lastStatus}` : ""}.`, jobId: undefined } : current));
     } catch {
       // The list keeps what it showed; the next action reloads it.
     }
@@ -64,7 +66,7 @@ export function JobsManager({
     setNotice(undefined);
     try {
       const started = await apiRequest<{ executionId: string; sessionId: string }>(`/api/jobs/${encodeURIComponent(job.id)}/run`, { method: "POST" });
-      setNotice({ text: `"${job.name}" is running.`, sessionId: started.sessionId });
+      setNotice({ text: `"${job.name}" is running.`, sessionId: started.sessionId, jobId: job.id });
       replace({ ...job, running: true });
       showHistory(job.id);
     } catch (caught) {
@@ -143,7 +145,7 @@ export function JobsManager({
           {notice.text}{" "}
           {notice.sessionId ? (
             <Link href={`/chat/${notice.sessionId}`} className="font-medium underline">
-              Watch it run
+              {notice.jobId ? "Watch it run" : "Open the trace"}
             </Link>
           ) : null}
         </Alert>

@@ -110,6 +110,7 @@ export function createCronManageTool(options: { catalog: () => readonly TToolCat
           case "run": {
             const found = await findJob(context, job);
             if (found.pausedByAdmin) return failure(`"${found.name}" was paused by an administrator and cannot run now.`);
+            if (found.runningExecutionId) return failure(`"${found.name}" is already running; wait for that run to finish.`);
             await sendEvent({ name: RUN_NOW_EVENT, data: { jobId: found.id, userId: context.userId, requestedBy: `chat ${context.sessionId}` } });
             return `Started a run of "${found.name}". Its result shows in the job's history on /jobs; if it finds a problem, a notification arrives.`;
           }

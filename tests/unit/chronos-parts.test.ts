@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { alertSignature } from "@/lib/chronos/alert-auth";
+import { ConfigError, parseBehaviourConfig } from "@/lib/config/behaviour";
 import { alertDedupeKey, parseAlertPayload } from "@/lib/chronos/alert-payloads";
 import { chronosModeInstructions, triagePrompt } from "@/lib/chronos/prompts";
 import { findSecrets, maskSecret } from "@/lib/chronos/secret-patterns";
@@ -162,5 +163,21 @@ describe("prompts", () => {
     expect(text).toContain("at most 7 steps");
     expect(text).toContain("do not call notify");
     expect(text).toContain('"Disk check"');
+  });
+});
+
+describe("xclaw.yaml chronos section", () => {
+  it("has the issue's defaults", () => {
+    const { chronos } = parseBehaviourConfig("");
+    expect(chronos).toMatchObject({ minIntervalMinutes: 5, maxJobsPerUser: 20, defaultMaxSteps: 15, defaultTimeoutSeconds: 300 });
+    expect(chronos.webhook).toMatchObject({ maxBodyBytes: 1024 * 1024, timestampToleranceSeconds: 300 });
+    expect(chronos.notifications).toMatchObject({ dedupeMinutes: 30 });
+    expect(parseBehaviourConfig(readFileSync("xclaw.yaml", "utf8")).chronos).toEqual(chronos);
+  });
+
+  it("refuses defaults above their maximum and unknown keys, naming the key", () => {
+    expect(() => parseBehaviourConfig("chronos:\n  defaultMaxSteps: 40\n  maxMaxSteps: 30\n")).toThrow(ConfigError);
+    expect(() => parseBehaviourConfig("chronos:\n  defaultMaxSteps: 40\n  maxMaxSteps: 30\n")).toThrow(/defaultMaxSteps must be at most chronos.maxMaxSteps/);
+    expect(() => parseBehaviourConfig("chronos:\n  webhook:\n    secret: x\n")).toThrow(/chronos.webhook/);
   });
 });
