@@ -17,7 +17,7 @@ import { waitForRun } from "@/lib/runs/start-run";
 import { workspaceRoot } from "@/lib/sandbox/runtime";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { clearProviderEnvironment, decideResponse, newSession, sendChat, useFakeProvider } from "../support/chat";
-import { startChronosRunner, useChronosConfig, waitForExecution } from "../support/chronos";
+import { startChronosRunner, writeChronosConfig, waitForExecution } from "../support/chronos";
 import { call, createUser } from "../support/http";
 
 /**
@@ -25,7 +25,7 @@ import { call, createUser } from "../support/http";
  * CHRONOS MODE outcomes with the scripted model — silent, notified, step limit, a call that would
  * need approval denied and recorded, the time limit — plus the cron_manage and scan_secrets tools.
  */
-useChronosConfig({ "chronos.maxJobsPerUser": 4, "chronos.maxTimeoutSeconds": 600 });
+writeChronosConfig({ "chronos.maxJobsPerUser": 4, "chronos.maxTimeoutSeconds": 600 });
 
 let fake: TFakeLlm;
 let runner: TJobRunner;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as createJobRoute } from "@/app/api/jobs/route";
 import { db } from "@/lib/db/client";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
-import { useChronosConfig } from "../support/chronos";
+import { writeChronosConfig } from "../support/chronos";
 import { call, createUser } from "../support/http";
 import { spawnWorker, waitUntil, type TWorkerProcess } from "../support/jobs";
 
@@ -12,7 +12,7 @@ import { spawnWorker, waitUntil, type TWorkerProcess } from "../support/jobs";
  * execution, and the model is asked exactly once per job. (PGlite serves one process, so this runs
  * on PostgreSQL only; the in-process race is in chronos-scheduler.test.ts.)
  */
-useChronosConfig({});
+writeChronosConfig({});
 
 let fake: TFakeLlm;
 const workers: TWorkerProcess[] = [];

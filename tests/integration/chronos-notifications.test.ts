@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DELETE as deleteChannelRoute, PATCH as patchChannel } from "@/app/api/notification-channels/[id]/route";
 import { POST as testChannelRoute } from "@/app/api/notification-channels/[id]/test/route";
 import { GET as listChannelsRoute, POST as createChannelRoute } from "@/app/api/notification-channels/route";
@@ -10,7 +10,7 @@ import type { TJobRunner } from "@/lib/jobs/job-runner";
 import { getChannelOrThrow, openChannel } from "@/lib/notifications/channels";
 import { notify } from "@/lib/notifications/notify";
 import { DeliveryError, sendToChannel } from "@/lib/notifications/senders";
-import { startChronosRunner, startReceiver, useChronosConfig, type TReceiver } from "../support/chronos";
+import { startChronosRunner, startReceiver, writeChronosConfig, type TReceiver } from "../support/chronos";
 import { call, createUser } from "../support/http";
 import { waitUntil } from "../support/jobs";
 
@@ -21,7 +21,7 @@ import { waitUntil } from "../support/jobs";
  * host:port is allowed although it is private.
  */
 const receiver: TReceiver = await startReceiver();
-useChronosConfig({
+writeChronosConfig({
   "chronos.notifications.allowedPrivateHosts": [`127.0.0.1:${receiver.port}`],
   "chronos.notifications.maxPerHour": 5,
   "jobs.retryBaseDelayMs": 20,

@@ -15,7 +15,7 @@ import type { TJobRunner } from "@/lib/jobs/job-runner";
 import { sendEvent } from "@/lib/jobs/send-event";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { clearProviderEnvironment, useFakeProvider } from "../support/chat";
-import { startChronosRunner, useChronosConfig, waitForExecution } from "../support/chronos";
+import { startChronosRunner, writeChronosConfig, waitForExecution } from "../support/chronos";
 import { call, createUser } from "../support/http";
 import { waitUntil } from "../support/jobs";
 
@@ -24,7 +24,7 @@ import { waitUntil } from "../support/jobs";
  * as skipped, one catch-up after downtime, daylight saving days, the administrators' switches,
  * and a run interrupted by a crash that is recorded, never run again.
  */
-useChronosConfig({});
+writeChronosConfig({});
 
 let fake: TFakeLlm;
 let runner: TJobRunner;

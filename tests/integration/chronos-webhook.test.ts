@@ -13,7 +13,7 @@ import type { TJobRunner } from "@/lib/jobs/job-runner";
 import { workspaceRoot } from "@/lib/sandbox/runtime";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { clearProviderEnvironment, useFakeProvider } from "../support/chat";
-import { startChronosRunner, useChronosConfig, waitForExecution } from "../support/chronos";
+import { startChronosRunner, writeChronosConfig, waitForExecution } from "../support/chronos";
 import { call, createUser, ORIGIN } from "../support/http";
 import { waitUntil } from "../support/jobs";
 
@@ -23,7 +23,7 @@ import { waitUntil } from "../support/jobs";
  * resolved alerts recorded without triage, tenancy, a triage run that the alert text cannot widen,
  * and an answer that never waits for the model.
  */
-useChronosConfig({ "chronos.webhook.requestsPerMinute": 8, "chronos.defaultTimeoutSeconds": 10 });
+writeChronosConfig({ "chronos.webhook.requestsPerMinute": 8, "chronos.defaultTimeoutSeconds": 10 });
 
 const fixtures = path.join(import.meta.dirname, "../fixtures/alerts");
 const alertmanager = readFileSync(path.join(fixtures, "alertmanager-v4.json"), "utf8");

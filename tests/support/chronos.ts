@@ -9,11 +9,11 @@ import type { TJobRunner } from "@/lib/jobs/job-runner";
 import { startTestRunner } from "./jobs";
 
 /**
- * Chronos test helpers. `useChronosConfig` must run at the top of a test file, before anything reads
+ * Chronos test helpers. `writeChronosConfig` must run at the top of a test file, before anything reads
  * xclaw.yaml: it writes a copy with the given settings and points XCLAW_CONFIG at it (each test
  * file runs in its own module graph, so the copy is that file's alone).
  */
-export function useChronosConfig(settings: Record<string, unknown>): string {
+export function writeChronosConfig(settings: Record<string, unknown>): string {
   const directory = mkdtempSync(path.join(os.tmpdir(), "xclaw-chronos-config-"));
   const config = parseDocument(readFileSync(path.join(process.cwd(), "xclaw.yaml"), "utf8"));
   config.setIn(["browser", "worker"], "off");
