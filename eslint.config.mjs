@@ -11,11 +11,11 @@ const LIB_LAYERS = [
   ["tools", "browser"],
   ["skills"],
   ["plugins"],
-  ["capabilities", "approvals", "auth", "users"],
+  ["capabilities", "approvals", "auth", "users", "notifications", "chronos"],
   ["agent"],
   ["sessions"],
   ["runs"],
-  ["channels", "job-catalog"],
+  ["channels", "job-catalog", "chronos-runner"],
 ];
 const libZones = LIB_LAYERS.flatMap((layer, index) =>
   layer.map((folder) => ({

@@ -3,9 +3,12 @@ import { Sidebar } from "@/components/app-shell/sidebar";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { listSessions, toSessionSummary } from "@/lib/sessions/sessions";
 
+/** Scheduled jobs and alert triage make a session per run; they are found on /jobs and in the bell, not among the chats. */
+const UNATTENDED_TRIGGERS = ["job", "webhook"] as const;
+
 export default async function AppLayout({ children }: { children: React.ReactNode }) {
   const user = await requirePageUser();
-  const sessions: TSessionListItem[] = (await listSessions({ userId: user.id })).map(toSessionSummary).map((session) => ({
+  const sessions: TSessionListItem[] = (await listSessions({ userId: user.id, excludeTriggers: UNATTENDED_TRIGGERS })).map(toSessionSummary).map((session) => ({
     id: session.id,
     title: session.title,
     status: session.status,

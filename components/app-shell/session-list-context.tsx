@@ -35,7 +35,7 @@ export function SessionListProvider({ initialSessions, children }: { initialSess
   const refresh = useCallback(async () => {
     const request = ++latestRequest.current;
     try {
-      const body = await apiRequest<TSessionsResponse>("/api/sessions");
+      const body = await apiRequest<TSessionsResponse>("/api/sessions?exclude=job,webhook");
       if (request !== latestRequest.current) return;
       const sessions = body.sessions.map(({ id, title, status, updatedAt }) => ({ id, title, status, updatedAt }));
       setState((current) => ({ ...current, sessions }));

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useId, useRef, useState } from "react";
+import { NotificationBell } from "./notification-bell";
 import { SessionList } from "./session-list";
 import { SignOutButton } from "./sign-out-button";
 
@@ -13,6 +14,7 @@ type TNavItem = { href: string; label: string; icon: React.ReactNode; match: (pa
 function navItems(isAdmin: boolean): TNavItem[] {
   const items: TNavItem[] = [
     { href: "/", label: "Chat", icon: <ChatIcon />, match: (path) => path === "/" || path.startsWith("/chat") },
+    { href: "/jobs", label: "Scheduled jobs", icon: <ClockIcon />, match: (path) => path === "/jobs" || path.startsWith("/jobs/") },
     { href: "/skills", label: "Skills", icon: <SkillsIcon />, match: (path) => path.startsWith("/skills") },
     { href: "/settings", label: "Settings", icon: <SettingsIcon />, match: (path) => path.startsWith("/settings") },
   ];
@@ -65,6 +67,9 @@ export function Sidebar({ user }: { user: TShellUser }) {
           {open ? <CloseIcon /> : <MenuIcon />}
         </button>
         <Brand />
+        <div className="ml-auto">
+          <NotificationBell placement="topbar" />
+        </div>
       </div>
 
       {open ? (
@@ -81,8 +86,9 @@ export function Sidebar({ user }: { user: TShellUser }) {
           "md:flex",
         ].join(" ")}
       >
-        <div className="hidden h-14 items-center px-4 md:flex">
+        <div className="hidden h-14 items-center justify-between gap-2 px-4 md:flex">
           <Brand />
+          <NotificationBell placement="sidebar" />
         </div>
 
         <nav aria-label="Primary" className="px-3 pt-3 md:pt-1">

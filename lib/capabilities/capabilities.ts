@@ -1,5 +1,8 @@
 import { createBrowserTools } from "@/lib/browser/browser-tools";
 import { browserWorkerFromEnvironment, closeBrowserSession } from "@/lib/browser/worker-client";
+import { createCronManageTool } from "@/lib/chronos/cron-manage-tool";
+import { notifyTool } from "@/lib/chronos/notify-tool";
+import { scanSecretsTool } from "@/lib/chronos/scan-secrets-tool";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
 import { createLogger } from "@/lib/observability/logger";
 import { pluginToolProviders } from "@/lib/plugins/plugin-runtime";
@@ -27,6 +30,8 @@ function buildProviders(runtime: TSandboxRuntime, config: TBehaviourConfig): TTo
   const worker =
     config.browser.worker === "off" ? undefined : browserWorkerFromEnvironment({ timeoutMs: (config.browser.navigationTimeoutSeconds + config.browser.networkIdleSeconds) * 1000 + 30_000 });
   const browser = worker ? createBrowserTools(worker) : [];
+  // Chronos: notify, scan_secrets, and cron_manage, which checks a job's tools against this very catalog.
+  const chronos = [notifyTool, scanSecretsTool, createCronManageTool({ catalog: () => defaultToolRegistry(runtime, config).list() })];
   return [
     { id: "core", tools: () => core },
     { id: "files", tools: () => files },
@@ -39,6 +44,7 @@ function buildProviders(runtime: TSandboxRuntime, config: TBehaviourConfig): TTo
     { id: "browser", tools: () => browser, releaseSession: (session) => closeBrowserSession(session) },
     // Skills: the catalog after the stable system prompt, skill_load for the instructions (lib/skills).
     { id: "skills", tools: () => [skillLoadTool], prepareStep: (context) => skillsPrepareStep(context) },
+    { id: "chronos", tools: () => chronos },
   ];
 }
 

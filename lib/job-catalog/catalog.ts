@@ -1,7 +1,9 @@
 import { pruneAuthRecordsJob } from "@/lib/auth/prune-job";
+import { chronosJobs } from "@/lib/chronos-runner/chronos-jobs";
 import type { TAnyJobDefinition } from "@/lib/jobs/define-job";
 import { jobsPruneJob } from "@/lib/jobs/builtin/jobs-prune";
 import { installJobs } from "@/lib/jobs/installed-jobs";
+import { deliverNotificationJob } from "@/lib/notifications/deliver-job";
 import { cleanRunStateJob, expireApprovalsJob } from "@/lib/runs/run-jobs";
 
 /**
@@ -14,5 +16,13 @@ import { cleanRunStateJob, expireApprovalsJob } from "@/lib/runs/run-jobs";
  * inngest/functions.ts, instrumentation.ts) import the catalog. Loading it installs the jobs for
  * the engine's sendEvent, which domains call without importing this file.
  */
-export const jobCatalog: readonly TAnyJobDefinition[] = [pruneAuthRecordsJob, jobsPruneJob, expireApprovalsJob, cleanRunStateJob];
+export const jobCatalog: readonly TAnyJobDefinition[] = [
+  pruneAuthRecordsJob,
+  jobsPruneJob,
+  expireApprovalsJob,
+  cleanRunStateJob,
+  // Chronos: scheduler tick, executions, run now, prune; notification deliveries.
+  ...chronosJobs,
+  deliverNotificationJob,
+];
 installJobs(jobCatalog);

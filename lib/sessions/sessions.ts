@@ -52,8 +52,14 @@ export async function createSession(options: {
   });
 }
 
-export async function listSessions(options: { userId: string; limit?: number }): Promise<ChatSession[]> {
-  return db().chatSession.findMany({ where: { userId: options.userId }, orderBy: { updatedAt: "desc" }, take: options.limit ?? 200 });
+/** `excludeTriggers`: the sidebar leaves out the sessions of unattended runs (jobs, webhooks); their pages link to them. */
+export async function listSessions(options: { userId: string; limit?: number; excludeTriggers?: readonly TRunTriggerName[] }): Promise<ChatSession[]> {
+  const excluded = (options.excludeTriggers ?? []).map((trigger) => trigger.toUpperCase() as RunTrigger);
+  return db().chatSession.findMany({
+    where: { userId: options.userId, ...(excluded.length ? { trigger: { notIn: excluded } } : {}) },
+    orderBy: { updatedAt: "desc" },
+    take: options.limit ?? 200,
+  });
 }
 
 export async function getSessionOrThrow(options: { userId: string; sessionId: string }): Promise<ChatSession> {

@@ -39,9 +39,9 @@ export type TWorkerProcess = { child: ChildProcess; ready: Promise<void>; exited
  * Starts tests/support/jobs-worker.ts in a child process with tsx: a real embedded runner over
  * the test file's database (PGlite is reached through its socket server, like the app does).
  */
-export function spawnWorker(env: Record<string, string>): TWorkerProcess {
+export function spawnWorker(env: Record<string, string>, script = "tests/support/jobs-worker.ts"): TWorkerProcess {
   const root = path.resolve(import.meta.dirname, "../..");
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "tests/support/jobs-worker.ts")], {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, script)], {
     cwd: root,
     env: {
       ...process.env,

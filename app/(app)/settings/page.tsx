@@ -1,5 +1,8 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import { ApiTokens } from "@/components/settings/api-tokens";
+import { NotificationChannels } from "@/components/settings/notification-channels";
+import { WebhookEndpoints } from "@/components/settings/webhook-endpoints";
 import { PasswordForm } from "@/components/settings/password-form";
 import { ProfileForm } from "@/components/settings/profile-form";
 import { SignOutEverywhere } from "@/components/settings/sign-out-everywhere";
@@ -7,15 +10,20 @@ import { PageHeader, Section } from "@/components/ui/card";
 import { listApiTokens } from "@/lib/auth/api-tokens";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { listEndpoints, toEndpointView } from "@/lib/chronos/webhook-endpoints";
+import { publicOrigin } from "@/lib/config/environment";
+import { listChannels } from "@/lib/notifications/channels";
 
 export const metadata: Metadata = { title: "Settings" };
 
 export default async function SettingsPage() {
   const user = await requirePageUser();
   const tokens = await listApiTokens({ userId: user.id });
+  const [channels, endpoints] = await Promise.all([listChannels({ userId: user.id }), listEndpoints({ userId: user.id })]);
+  const origin = publicOrigin() ?? originFromHeaders(await headers());
   return (
     <div className="mx-auto max-w-3xl px-4 py-8 sm:px-6 lg:py-10">
-      <PageHeader title="Settings" description="Your profile, password, sessions and API tokens." />
+      <PageHeader title="Settings" description="Your profile, password, sessions, API tokens, notifications and webhooks." />
       <div className="space-y-6">
         <Section id="profile" title="Profile">
           <ProfileForm email={user.email} initialName={user.name} />
@@ -49,7 +57,21 @@ export default async function SettingsPage() {
             }))}
           />
         </Section>
+
+        <Section id="notifications" title="Notifications" description="Where scheduled jobs and alert triage tell you about problems, besides the bell.">
+          <NotificationChannels initialChannels={channels} />
+        </Section>
+
+        <Section id="webhooks" title="Webhooks" description="Endpoints for monitoring alerts (Prometheus Alertmanager, Grafana, any JSON).">
+          <WebhookEndpoints initialEndpoints={endpoints.map((endpoint) => toEndpointView(endpoint, origin))} />
+        </Section>
       </div>
     </div>
   );
+}
+
+/** The origin this page was requested on, for the endpoint URLs when NEXTAUTH_URL is not set. */
+function originFromHeaders(requestHeaders: Headers): string {
+  const host = requestHeaders.get("host") ?? "localhost:3000";
+  return `${host.startsWith("localhost") || host.startsWith("127.") ? "http" : "https"}://${host}`;
 }

@@ -5,9 +5,14 @@ import { createSession, listSessions, toSessionSummary, ZSessionTitle } from "@/
 
 const ZCreateSession = z.strictObject({ title: ZSessionTitle.optional() });
 
+const ZExclude = z.array(z.enum(["web", "job", "webhook", "channel", "agent"], { error: "exclude takes trigger names: web, job, webhook, channel, agent." }));
+
+/** `?exclude=job,webhook` leaves out sessions of those triggers (the sidebar lists chats only). */
 export const GET = route(async (request) => {
   const { user } = await requireUser(request);
-  return Response.json({ sessions: (await listSessions({ userId: user.id })).map(toSessionSummary) });
+  const exclude = new URL(request.url).searchParams.get("exclude");
+  const excludeTriggers = exclude ? ZExclude.parse(exclude.split(",").filter(Boolean)) : undefined;
+  return Response.json({ sessions: (await listSessions({ userId: user.id, excludeTriggers })).map(toSessionSummary) });
 });
 
 export const POST = route(async (request) => {
