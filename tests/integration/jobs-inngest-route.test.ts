@@ -7,7 +7,6 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { jobCatalog } from "@/lib/job-catalog/catalog";
 import { db } from "@/lib/db/client";
-import { jobCatalog } from "@/lib/job-catalog/catalog";
 import { call } from "../support/http";
 
 /**
