@@ -4,16 +4,18 @@
  * interleaved in one run so both see the same machine state. Prints the added milliseconds at
  * p50/p99 and the ratio of the medians. Target (DESIGN.md): p50 ≤ 10 ms, p99 ≤ 40 ms added.
  *
- *   npm run build && npx tsx bench/chat-overhead.ts [iterations]     (DATABASE_URL=… for PostgreSQL)
+ *   npm run build && npx tsx bench/chat-overhead.ts [iterations]
+ *   BENCH_POSTGRES=postgresql://postgres@127.0.0.1:5432/postgres npx tsx bench/chat-overhead.ts   (a fresh PostgreSQL database)
  */
 import OpenAI from "openai";
 import { startFakeLlm } from "../tests/fake-llm/server";
-import { createApiToken, percentile, startApp } from "./support";
+import { benchDatabase, createApiToken, percentile, startApp } from "./support";
 
 const iterations = Number(process.argv[2] ?? 200);
 const fake = await startFakeLlm();
 fake.script(() => ({ text: "The quick brown fox jumps over the lazy dog.", chunks: 8 }));
-const app = await startApp({ OPENAI_BASE_URL: fake.openaiBaseUrl, OPENAI_API_KEY: "bench", XCLAW_PROVIDERS: "openai" });
+const database = await benchDatabase();
+const app = await startApp({ ...database.env, OPENAI_BASE_URL: fake.openaiBaseUrl, OPENAI_API_KEY: "bench", XCLAW_PROVIDERS: "openai" });
 const direct = new OpenAI({ baseURL: fake.openaiBaseUrl, apiKey: "bench", maxRetries: 0 });
 
 try {
@@ -70,7 +72,7 @@ try {
     added.push(appTime - directTime);
   }
   const fmt = (value: number) => value.toFixed(2);
-  console.log(`chat-overhead: ${iterations} interleaved pairs, database ${process.env.DATABASE_URL ? "postgres" : "pglite (embedded)"}`);
+  console.log(`chat-overhead: ${iterations} interleaved pairs, database ${database.name}, load average ${(await import("node:os")).loadavg()[0]!.toFixed(1)}`);
   console.log(`  direct SDK TTFT   p50 ${fmt(percentile(directTimes, 50))} ms  p99 ${fmt(percentile(directTimes, 99))} ms`);
   console.log(`  via /api/chat     p50 ${fmt(percentile(appTimes, 50))} ms  p99 ${fmt(percentile(appTimes, 99))} ms`);
   console.log(`  added by xclaw    p50 ${fmt(percentile(added, 50))} ms  p99 ${fmt(percentile(added, 99))} ms   (target p50 ≤ 10, p99 ≤ 40)`);
@@ -78,4 +80,5 @@ try {
 } finally {
   await app.stop();
   await fake.close();
+  await database.drop();
 }
