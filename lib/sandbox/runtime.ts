@@ -5,7 +5,8 @@ import { createLogger } from "@/lib/observability/logger";
 import { BubblewrapSandbox, findBubblewrap, missingSandboxTools, type TSandboxEnforcement } from "./bubblewrap-sandbox";
 import { detectCgroups } from "./cgroups";
 import { E2bSandbox, RemoteWorkspace } from "./e2b-sandbox";
-import type { TSandbox } from "./types";
+import { ScopedWorkspace } from "./scoped-workspace";
+import type { TSandbox, TWorkspaceScope } from "./types";
 import { Workspace, type TWorkspaceFiles, type TWorkspaceLimits } from "./workspace-files";
 import type { TWorkspaceOwner } from "./workspace-usage";
 
@@ -21,7 +22,8 @@ export type TSandboxRuntime = {
   limits: TWorkspaceLimits;
   /** Bubblewrap only: which limits hold on this host and which do not (cgroups missing, old bwrap). */
   enforcement?: TSandboxEnforcement;
-  workspaceFor(userId: string, sessionId: string): TWorkspaceFiles;
+  /** With a scope (a worker's), only the scope's folders of the user's workspace. */
+  workspaceFor(userId: string, sessionId: string, scope?: TWorkspaceScope): TWorkspaceFiles;
 };
 
 const log = createLogger("sandbox");
@@ -42,7 +44,8 @@ export function createSandboxRuntime(config: TBehaviourConfig, overrides: { e2b?
   // When the app runs as root, sandboxed commands run as runAsUid/runAsGid, and whatever the file
   // tools create is given to that user so both sides can use it.
   const owner: TWorkspaceOwner | undefined = process.getuid?.() === 0 ? { uid: config.sandbox.runAsUid, gid: config.sandbox.runAsGid } : undefined;
-  const local = (userId: string) => new Workspace(workspaceRoot(userId), limits, { owner });
+  const local = (userId: string, _sessionId: string, scope?: TWorkspaceScope): TWorkspaceFiles =>
+    scope ? new ScopedWorkspace(workspaceRoot(userId), scope, limits, owner) : new Workspace(workspaceRoot(userId), limits, { owner });
   const { mode } = config.sandbox;
   if (mode === "none") {
     return { mode: "none", reason: "The administrator turned the shell off (sandbox.mode: none).", limits, workspaceFor: local };
@@ -58,6 +61,7 @@ export function createSandboxRuntime(config: TBehaviourConfig, overrides: { e2b?
       mode: "e2b",
       sandbox,
       limits,
+      // A worker's session has a remote sandbox of its own, so a scope needs nothing more here.
       workspaceFor: (userId, sessionId) => new RemoteWorkspace(() => sandbox.sandboxFor(userId, sessionId), limits),
     };
   }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { releaseSessionResources } from "@/lib/capabilities/capabilities";
 import { db } from "@/lib/db/client";
-import type { ChatSession, RunTrigger } from "@/lib/db/generated/client";
+import type { ChatSession, Prisma, RunTrigger } from "@/lib/db/generated/client";
 import { storableText } from "@/lib/db/storable";
 import { AppError } from "@/lib/errors";
 import type { TRunTriggerName, TSessionStatus, TSessionSummary } from "@/lib/wire/chat";
@@ -33,13 +33,21 @@ export function toSessionSummary(session: ChatSession): TSessionSummary {
   };
 }
 
-export async function createSession(options: { userId: string; title?: string; trigger?: TRunTriggerName; parentSessionId?: string }): Promise<ChatSession> {
+export async function createSession(options: {
+  userId: string;
+  title?: string;
+  trigger?: TRunTriggerName;
+  parentSessionId?: string;
+  /** What every run of the session works under (a worker's profile, a team; lib/agents). */
+  runProfile?: Prisma.InputJsonValue;
+}): Promise<ChatSession> {
   return db().chatSession.create({
     data: {
       userId: options.userId,
       title: storableText(options.title ?? "New chat").slice(0, 200),
       trigger: (options.trigger ?? "web").toUpperCase() as RunTrigger,
       parentSessionId: options.parentSessionId,
+      runProfile: options.runProfile,
     },
   });
 }

@@ -46,7 +46,7 @@ export type TChatDataParts = {
   run: { runId: string; userStep: string | null };
   approval: TApprovalView;
   /** The latest progress of a running tool call (same id as the call, so it replaces itself). */
-  progress: { toolCallId: string; text: string; fraction?: number };
+  progress: { toolCallId: string; text: string; fraction?: number; detail?: unknown };
 };
 
 export type TChatUsage = { inputTokens: number; outputTokens: number };
