@@ -9,10 +9,12 @@ const LIB_LAYERS = [
   ["errors.ts", "config", "observability", "net", "wire", "db", "http"],
   ["providers", "sandbox", "settings", "jobs"],
   ["tools", "browser"],
-  ["capabilities", "approvals", "auth", "users"],
+  // agents: profiles, the delegate tools and worker settings (a capability); agent-runs: the worker job.
+  ["capabilities", "approvals", "auth", "users", "agents"],
   ["agent"],
   ["sessions"],
   ["runs"],
+  ["agent-runs"],
   ["channels", "job-catalog"],
 ];
 const libZones = LIB_LAYERS.flatMap((layer, index) =>

@@ -1,3 +1,4 @@
+import { agentsCapability } from "@/lib/agents/agents-capability";
 import { createBrowserTools } from "@/lib/browser/browser-tools";
 import { browserWorkerFromEnvironment, closeBrowserSession } from "@/lib/browser/worker-client";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
@@ -35,6 +36,8 @@ function buildProviders(runtime: TSandboxRuntime, config: TBehaviourConfig): TTo
       releaseSession: async (session) => runtime.sandbox?.releaseSession(session.sessionId),
     },
     { id: "browser", tools: () => browser, releaseSession: (session) => closeBrowserSession(session) },
+    // Multi-agent: delegate / debate / pipeline / agent_results, deliver for workers, worker and team sessions' settings.
+    agentsCapability,
   ];
 }
 
@@ -50,12 +53,12 @@ export function capabilityProviders(runtime: TSandboxRuntime = sandboxRuntime(),
 }
 
 /** The tools a run of this session gets. */
-export function runTools(session: TSessionRef, config = getBehaviourConfig()): ToolRegistry {
+export function runTools(session: TSessionRef & { runProfile?: unknown }, config = getBehaviourConfig()): ToolRegistry {
   return assembleTools(capabilityProviders(sandboxRuntime(config), config), { ...session, config }).registry;
 }
 
 /** The capabilities' prepare hooks for a run of this session, plus the run's own, chained. */
-export function runPrepareStep(session: TSessionRef, extra?: TCapabilityPrepareStep, config = getBehaviourConfig()): TCapabilityPrepareStep | undefined {
+export function runPrepareStep(session: TSessionRef & { runProfile?: unknown }, extra?: TCapabilityPrepareStep, config = getBehaviourConfig()): TCapabilityPrepareStep | undefined {
   return chainPrepareSteps(capabilityProviders(sandboxRuntime(config), config), { ...session, config }, extra);
 }
 

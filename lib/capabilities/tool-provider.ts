@@ -12,7 +12,11 @@ import { ToolRegistry, type TTool } from "@/lib/tools/registry";
  */
 export type TSessionRef = { userId: string; sessionId: string };
 
-export type TToolProviderContext = TSessionRef & { config: TBehaviourConfig };
+export type TToolProviderContext = TSessionRef & {
+  config: TBehaviourConfig;
+  /** The session's run profile (a worker's, a team's; lib/agents), when the run core knows it. */
+  runProfile?: unknown;
+};
 
 /**
  * Runs before every model call of a run and may add to what the model sees (memory recall, skills).

@@ -1,3 +1,4 @@
+import { agentWorkerJob } from "@/lib/agent-runs/worker-job";
 import { pruneAuthRecordsJob } from "@/lib/auth/prune-job";
 import type { TAnyJobDefinition } from "@/lib/jobs/define-job";
 import { jobsPruneJob } from "@/lib/jobs/builtin/jobs-prune";
@@ -14,5 +15,5 @@ import { cleanRunStateJob, expireApprovalsJob } from "@/lib/runs/run-jobs";
  * inngest/functions.ts, instrumentation.ts) import the catalog. Loading it installs the jobs for
  * the engine's sendEvent, which domains call without importing this file.
  */
-export const jobCatalog: readonly TAnyJobDefinition[] = [pruneAuthRecordsJob, jobsPruneJob, expireApprovalsJob, cleanRunStateJob];
+export const jobCatalog: readonly TAnyJobDefinition[] = [pruneAuthRecordsJob, jobsPruneJob, expireApprovalsJob, cleanRunStateJob, agentWorkerJob];
 installJobs(jobCatalog);

@@ -282,7 +282,7 @@ async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaime
     await recordStep({ sessionId: session.id, userId: session.userId, type: "SYSTEM_NOTE", name, status: "COMPLETED", input: { text, tone: "info", ...data } });
     publishLocal(run, { type: "notice", text, tone: "info" });
   }
-  let tools: ToolRegistry = options.tools ?? runTools({ userId: session.userId, sessionId: session.id }, config);
+  let tools: ToolRegistry = options.tools ?? runTools({ userId: session.userId, sessionId: session.id, runProfile: claim.runProfile }, config);
   if (limits.allowedTools) tools = tools.only(limits.allowedTools);
   if (claim.deniedForMessage) {
     await closeTurnForMessage(run, session, await resumeTurnFor(claim.deniedForMessage, "deny", undefined, await listSteps({ sessionId: session.id, userId: session.userId })));
@@ -327,7 +327,7 @@ async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaime
     },
     recorder,
     subscribers: [(event) => publishLocal(run, event), ...(options.subscribers ?? [])],
-    prepareStep: runPrepareStep({ userId: session.userId, sessionId: session.id }, options.prepareStep, config),
+    prepareStep: runPrepareStep({ userId: session.userId, sessionId: session.id, runProfile: claim.runProfile }, options.prepareStep, config),
     onTranscript: (messages) => {
       const lastStepId = recorder.lastStepId();
       if (lastStepId) rememberHistory(session.id, { userId: session.userId, lastStepId, messages });

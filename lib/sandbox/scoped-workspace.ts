@@ -115,3 +115,8 @@ export class ScopedWorkspace implements TWorkspaceFiles {
     return { ...listed, relative: this.shown(workspace, listed.relative) };
   }
 }
+
+/** A writable folder below the user's workspace (deliveries), checked like a worker's folders. */
+export function writableFolder(userRoot: string, relative: string, limits: TWorkspaceLimits, owner?: TWorkspaceOwner): TWorkspaceFiles {
+  return new ScopedWorkspace(userRoot, { root: relative }, limits, owner);
+}

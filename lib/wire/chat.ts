@@ -106,4 +106,10 @@ export type TStepRow = {
   outputTokens: number | null;
   provider: string | null;
   model: string | null;
+  /**
+   * Multi-agent: the worker sessions that hang under this step (a delegate, debate or pipeline
+   * call); `childSessionId` is the first of them. Absent on other steps.
+   */
+  childSessionId?: string;
+  childSessions?: { sessionId: string; agent: string; status: string }[];
 };
