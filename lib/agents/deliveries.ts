@@ -14,7 +14,8 @@ import { announceTask } from "./worker-hub";
  */
 export function deliveryPath(requested: string, folder: string): string {
   let relative = requested.trim().replace(/\\/g, "/");
-  if (relative.startsWith("/workspace/")) relative = relative.slice("/workspace/".length);
+  // The shell's name for the folder (its workspace is mounted at /workspace).
+  if (relative.startsWith(`/workspace/${folder}/`)) relative = relative.slice("/workspace/".length);
   if (path.posix.isAbsolute(relative)) throw new WorkspacePathError(`"${requested}" is outside this task's delivery folder (${folder}/). Give a file name such as report.md.`);
   if (relative.startsWith(`${folder}/`)) relative = relative.slice(folder.length + 1);
   else if (relative.startsWith("shared/")) throw new WorkspacePathError(`"${requested}" is another task's folder; deliver into ${folder}/ only.`);
