@@ -5,7 +5,6 @@ import { WORKER_PROFILE, type TWorkerProfile } from "@/lib/agents/run-profile";
 import { finalizeTask, getTaskOrThrow, isSessionFinished, isSessionResumable, isTerminal } from "@/lib/agents/task-store";
 import { WORKER_EVENT, ZWorkerEvent, type TWorkerEvent } from "@/lib/agents/worker-event";
 import { announceTask, forgetLive, publishLive, registerStop } from "@/lib/agents/worker-hub";
-import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client";
 import { isAppError } from "@/lib/errors";
@@ -186,8 +185,8 @@ export const agentWorkerJob = defineJob(
     id: "agents.worker",
     trigger: { event: WORKER_EVENT },
     schema: ZWorkerEvent,
-    // Workers of one call running at once, across processes (the rest wait in the queue).
-    concurrency: { key: "event.data.groupKey", limit: getBehaviourConfig().agents.maxParallelWorkers },
+    // How many workers of one call run at once is the parent's to decide (it sends the events in
+    // waves, fan-out.ts): a limit here would have to be fixed when the catalog loads.
     retries: WORKER_RETRIES,
   },
   async ({ event, step, signal, attempt }) => {

@@ -11,7 +11,6 @@ import { callResult, runPipeline, startCall, timeoutFor, waitForTasks, type TWor
 import { listAgents, unknownAgentMessage, type TAgentDefinition } from "./profiles";
 import { workerProfileOf } from "./run-profile";
 import { newTaskKey } from "./task-store";
-import { dispatchWorkers } from "./worker-event";
 import { sandboxRuntime } from "@/lib/sandbox/runtime";
 
 /**
@@ -63,7 +62,7 @@ const delegate = defineTool({
   execute: ({ agent, task, timeout_s }, context) =>
     guarded(async () => {
       const [definition] = await resolveAll(context.userId, [agent]);
-      const tasks = await startCall(context, "delegate", [{ agent: definition!, task, timeoutMs: timeoutFor(definition!, timeout_s), taskKey: newTaskKey() }], { dispatch: true });
+      const tasks = await startCall(context, "delegate", [{ agent: definition!, task, timeoutMs: timeoutFor(definition!, timeout_s), taskKey: newTaskKey() }]);
       return callResult("delegate", await waitForTasks(context, "delegate", tasks.map((row) => row.id)));
     }),
 });
@@ -81,7 +80,7 @@ const debate = defineTool({
     guarded(async () => {
       const definitions = await resolveAll(context.userId, agents);
       const specs: TWorkerSpec[] = definitions.map((agent) => ({ agent, task: question, timeoutMs: timeoutFor(agent, undefined), taskKey: newTaskKey() }));
-      const tasks = await startCall(context, "debate", specs, { dispatch: true });
+      const tasks = await startCall(context, "debate", specs);
       return callResult("debate", await waitForTasks(context, "debate", tasks.map((row) => row.id)), { question });
     }),
 });
@@ -106,7 +105,7 @@ const pipeline = defineTool({
       // One folder for the whole pipeline: each step can read what the steps before it delivered.
       const taskKey = newTaskKey();
       const specs = steps.map((step, index) => ({ agent: definitions[index]!, task: step.task, timeoutMs: timeoutFor(definitions[index]!, undefined), taskKey }));
-      const tasks = await startCall(context, "pipeline", specs, { dispatch: false });
+      const tasks = await startCall(context, "pipeline", specs);
       return callResult("pipeline", await runPipeline(context, tasks));
     }),
 });
@@ -140,8 +139,6 @@ const agentResults = defineTool({
       }
       const kind = call.kind as TAgentCallKind;
       if (kind === "pipeline") return callResult("pipeline", await runPipeline(context, call.tasks));
-      // Their events were sent before; sending again only matters if the restart came in between.
-      await dispatchWorkers(call.tasks.filter((task) => task.status === "QUEUED" && !task.sessionId), context);
       const done = await waitForTasks(context, kind, call.tasks.map((task) => task.id));
       return callResult(kind, done, kind === "debate" ? { question: call.tasks[0]?.task } : {});
     }),

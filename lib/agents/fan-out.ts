@@ -27,6 +27,8 @@ export type TWorkerSpec = { agent: TAgentDefinition; task: string; timeoutMs: nu
 const POLL_MS = 400;
 /** A worker whose job has not started after this long is given up (is a job runner running?). */
 const NEVER_STARTED_MS = 10 * 60_000;
+/** A sent worker that has not started after this long is sent again (a no-op if the first send arrived). */
+const RESEND_AFTER_MS = 30_000;
 
 const ZToolInput = z.object({ toolCallId: z.string() });
 
@@ -67,8 +69,8 @@ async function toolCallIdOf(context: TToolContext): Promise<string> {
   return parsed.data.toolCallId;
 }
 
-/** Writes the call's rows; `dispatch: false` leaves them for the pipeline, which starts them one by one. */
-export async function startCall(context: TToolContext, kind: TAgentCallKind, specs: readonly TWorkerSpec[], options: { dispatch: boolean }): Promise<AgentTask[]> {
+/** Writes the call's rows; their jobs are started by waitForTasks (a pipeline's one by one). */
+export async function startCall(context: TToolContext, kind: TAgentCallKind, specs: readonly TWorkerSpec[]): Promise<AgentTask[]> {
   await checkLimits(context, specs);
   const tasks = await createTasks({
     userId: context.userId,
@@ -79,8 +81,24 @@ export async function startCall(context: TToolContext, kind: TAgentCallKind, spe
     kind,
     tasks: specs.map((spec, index) => ({ index, agent: spec.agent.name, taskKey: spec.taskKey, task: spec.task, timeoutMs: spec.timeoutMs })),
   });
-  if (options.dispatch) await dispatchWorkers(tasks.filter((task) => !isTerminal(task.status)), context);
   return tasks;
+}
+
+/**
+ * Starts the jobs of waiting workers, at most agents.maxParallelWorkers of the call at a time.
+ * Workers sent before but never started (the parent died in between) are sent again: their event
+ * id makes that a no-op when the first send went through.
+ */
+async function dispatchDue(context: TToolContext, tasks: readonly AgentTask[]): Promise<boolean> {
+  const { maxParallelWorkers } = getBehaviourConfig().agents;
+  const open = tasks.filter((task) => !isTerminal(task.status));
+  const active = open.filter((task) => task.dispatchedAt);
+  const unsent = open.filter((task) => !task.dispatchedAt);
+  const resend = active.filter((task) => !task.sessionId && Date.now() - task.dispatchedAt!.getTime() > RESEND_AFTER_MS);
+  const next = unsent.slice(0, Math.max(0, maxParallelWorkers - active.length));
+  if (!next.length && !resend.length) return false;
+  await dispatchWorkers([...resend, ...next], context);
+  return next.length > 0;
 }
 
 function stoppedByPerson(signal: AbortSignal): boolean {
@@ -121,6 +139,7 @@ export async function waitForTasks(context: TToolContext, kind: TAgentCallKind, 
       throw context.signal.reason ?? new Error("stopped");
     }
     let tasks = await tasksByIds(all);
+    if (await dispatchDue(context, tasks.filter((task) => ids.includes(task.id)))) tasks = await tasksByIds(all);
     const sessionIds = tasks.flatMap((task) => (!isTerminal(task.status) && task.sessionId ? [task.sessionId] : []));
     const sessions = sessionIds.length ? await db().chatSession.findMany({ where: { id: { in: sessionIds } }, select: { id: true, status: true, statusReason: true } }) : [];
     const byId = new Map(sessions.map((session) => [session.id, session]));
@@ -131,7 +150,7 @@ export async function waitForTasks(context: TToolContext, kind: TAgentCallKind, 
       if (!isTerminal(task.status) && session && isSessionFinished(session)) {
         await finalizeTask(task.id);
         changed = true;
-      } else if (ids.includes(task.id) && task.status === "QUEUED" && !task.sessionId && Date.now() - task.updatedAt.getTime() > NEVER_STARTED_MS) {
+      } else if (ids.includes(task.id) && task.status === "QUEUED" && !task.sessionId && task.dispatchedAt && Date.now() - task.dispatchedAt.getTime() > NEVER_STARTED_MS) {
         await db().agentTask.updateMany({ where: { id: task.id, status: "QUEUED", sessionId: null }, data: { status: "FAILED", error: "The worker never started: no job runner picked it up.", endedAt: new Date() } });
         changed = true;
       }
@@ -180,7 +199,6 @@ export async function runPipeline(context: TToolContext, tasks: AgentTask[]): Pr
         await db().agentTask.update({ where: { id: task.id }, data: { task: filled, taskHash: taskHash(task.agent, filled) } });
         task = { ...task, task: filled };
       }
-      await dispatchWorkers([task], context);
       task = (await waitForTasks(context, "pipeline", [task.id], ids))[0] ?? task;
     }
     if (task.status !== "COMPLETED" || workerResult(task).status !== "success") break;

@@ -38,6 +38,7 @@ CREATE TABLE "agent_tasks" (
     "taskHash" TEXT NOT NULL,
     "timeoutMs" INTEGER NOT NULL,
     "status" "AgentTaskStatus" NOT NULL DEFAULT 'QUEUED',
+    "dispatchedAt" TIMESTAMP(3),
     "sessionId" UUID,
     "result" JSONB,
     "error" TEXT,
