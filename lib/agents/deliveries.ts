@@ -37,3 +37,13 @@ export async function deliverFile(options: { userId: string; taskId: string; fol
   announceTask(options.taskId);
   return pointer;
 }
+
+/** Reads a delivered file for its owner; a pointer outside shared/<task>/ of their own tasks is "not found". */
+export async function readDelivery(options: { userId: string; pointer: string }): Promise<{ path: string; text: string; bytes: number }> {
+  const match = /^shared\/([a-z0-9]{6,16})\/(.+)$/.exec(options.pointer.trim());
+  const task = match ? await db().agentTask.findFirst({ where: { userId: options.userId, taskKey: match[1] }, select: { id: true } }) : null;
+  if (!match || !task) throw new AppError("not_found", "No such delivered file.");
+  const folder = `shared/${match[1]}`;
+  const read = await sandboxRuntime().folderFor(options.userId, folder).readText(deliveryPath(match[2]!, folder));
+  return { path: `${folder}/${read.relative}`, text: read.text, bytes: read.bytes };
+}

@@ -153,3 +153,26 @@ export async function deleteAgentProfile(options: { owner: string | null; id: st
   const row = await getProfileOrThrow(options);
   await db().agentProfile.delete({ where: { id: row.id } });
 }
+
+/** A profile row as the agents pages and APIs show it. */
+export function toProfileView(row: AgentProfile) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    systemPrompt: row.systemPrompt,
+    allowedTools: row.allowedTools,
+    model: row.model,
+    maxIterations: row.maxIterations,
+    timeoutSeconds: row.timeoutSeconds,
+    mayDelegate: row.mayDelegate,
+    scope: row.userId ? ("mine" as const) : ("global" as const),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+export type TProfileView = ReturnType<typeof toProfileView>;
+
+/** GET /api/agents: each agent the caller can use, once. */
+export async function agentSummaries(userId: string) {
+  return (await listAgents(userId)).map((agent) => ({ name: agent.name, description: agent.description, scope: agent.scope, bundled: agent.bundled, id: agent.id }));
+}
