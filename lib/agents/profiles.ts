@@ -4,6 +4,7 @@ import { db } from "@/lib/db/client";
 import type { AgentProfile } from "@/lib/db/generated/client";
 import { storableText } from "@/lib/db/storable";
 import { AppError } from "@/lib/errors";
+import type { TAgentProfileView, TAgentSummary } from "@/lib/wire/agents";
 import { BUNDLED_PROFILES, DEFAULT_WORKER_TOOLS } from "./bundled-profiles";
 
 /**
@@ -155,7 +156,7 @@ export async function deleteAgentProfile(options: { owner: string | null; id: st
 }
 
 /** A profile row as the agents pages and APIs show it. */
-export function toProfileView(row: AgentProfile) {
+export function toProfileView(row: AgentProfile): TAgentProfileView {
   return {
     id: row.id,
     name: row.name,
@@ -170,9 +171,8 @@ export function toProfileView(row: AgentProfile) {
     updatedAt: row.updatedAt.toISOString(),
   };
 }
-export type TProfileView = ReturnType<typeof toProfileView>;
 
 /** GET /api/agents: each agent the caller can use, once. */
-export async function agentSummaries(userId: string) {
+export async function agentSummaries(userId: string): Promise<TAgentSummary[]> {
   return (await listAgents(userId)).map((agent) => ({ name: agent.name, description: agent.description, scope: agent.scope, bundled: agent.bundled, id: agent.id }));
 }

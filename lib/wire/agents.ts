@@ -55,3 +55,18 @@ export type TWorkerResult = {
   error?: string;
   tokens: { input: number; output: number };
 };
+
+/** A global or own agent profile as the agents pages edit it. */
+export type TAgentProfileView = {
+  id: string;
+  name: string;
+  description: string;
+  systemPrompt: string;
+  allowedTools: string[];
+  model: string | null;
+  maxIterations: number | null;
+  timeoutSeconds: number | null;
+  mayDelegate: boolean;
+  scope: TAgentScope;
+  updatedAt: string;
+};
