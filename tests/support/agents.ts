@@ -43,6 +43,8 @@ export async function tasksOf(parentSessionId: string): Promise<AgentTask[]> {
 }
 
 /** The JSON a delegate / debate / pipeline call returned, from its stored step. */
+// `any` on purpose: tests read arbitrary fields of the result, as with the fake's request bodies.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function toolOutputJson(sessionId: string, name: string): Promise<any> {
   const step = await db().step.findFirstOrThrow({ where: { sessionId, type: "TOOL_CALL", name }, orderBy: { seq: "desc" } });
   const text = (step.output as { content: { text: string }[] }).content[0]!.text;
