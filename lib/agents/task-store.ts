@@ -88,8 +88,15 @@ export async function delegationsInRun(runId: string): Promise<number> {
   return db().agentTask.count({ where: { parentRunId: runId } });
 }
 
+/** Times this task went wrong for this agent in this chat: failed, timed out, or answered "error". */
 export async function failedAttempts(parentSessionId: string, hash: string): Promise<number> {
-  return db().agentTask.count({ where: { parentSessionId, taskHash: hash, status: { in: ["FAILED", "TIMED_OUT"] } } });
+  return db().agentTask.count({
+    where: {
+      parentSessionId,
+      taskHash: hash,
+      OR: [{ status: { in: ["FAILED", "TIMED_OUT"] } }, { status: "COMPLETED", result: { path: ["status"], equals: "error" } }],
+    },
+  });
 }
 
 /** The parent stopped: its workers stop too (at once when they run here; else by their next heartbeat). */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { TAgentOutcome, TCallDecision, TResumeTurn } from "@/lib/agent/agent-types";
 import { runAgent } from "@/lib/agent/run-agent";
-import { RunStopped, STOP_REASONS } from "@/lib/agent/stop-reasons";
+import { isRunStopped, RunStopped, STOP_REASONS } from "@/lib/agent/stop-reasons";
 import { buildSystemPrompt } from "@/lib/agent/system-prompt";
 import { decideToolCall } from "@/lib/approvals/policy";
 import { runPrepareStep, runSettingsFor, runTools } from "@/lib/capabilities/capabilities";
@@ -207,7 +207,7 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
   ensureHeartbeat();
   let timeout: NodeJS.Timeout | undefined;
   let limits = options.limits;
-  const onParentAbort = () => controller.abort(options.parentSignal?.reason instanceof RunStopped ? options.parentSignal.reason : new RunStopped("user"));
+  const onParentAbort = () => controller.abort(isRunStopped(options.parentSignal?.reason) ? options.parentSignal.reason : new RunStopped("user"));
   if (options.parentSignal?.aborted) onParentAbort();
   else options.parentSignal?.addEventListener("abort", onParentAbort, { once: true });
   const recorder = createRunRecorder(session, { prewrittenModelStep: claim.modelStep });

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GET as getSession } from "@/app/api/sessions/[id]/route";
+import { POST as rollbackRoute } from "@/app/api/sessions/[id]/rollback/route";
 import { GET as getSteps } from "@/app/api/sessions/[id]/steps/route";
 import { createAgentProfile, ZAgentProfileInput } from "@/lib/agents/profiles";
 import { db } from "@/lib/db/client";
@@ -277,6 +278,48 @@ describe("limits", () => {
     // The tree: main → lead → sublead, each under its delegate step.
     const sub = await db().chatSession.findUniqueOrThrow({ where: { id: subTask.sessionId! } });
     expect(sub.parentSessionId).toBe(leadTask.sessionId);
+  });
+});
+
+describe("more limits and profiles", () => {
+  it("refuses a task that already failed agents.maxAttemptsPerTask times for that agent in this chat", async () => {
+    const { cookie } = await createUser();
+    const sessionId = await newSession(cookie);
+    let parentCalls = 0;
+    fake.script((request) => {
+      if (workerOf(request)) return { text: contract({ why: "no spec" }, {}, "error") };
+      parentCalls++;
+      return parentCalls <= 4 ? { toolCalls: [{ name: "delegate", arguments: { agent: "coder", task: "Build it." } }] } : { text: "giving up" };
+    });
+    await sendChat(cookie, sessionId, "go");
+    expect(await tasksOf(sessionId)).toHaveLength(3);
+    const steps = await db().step.findMany({ where: { sessionId, name: "delegate" }, orderBy: { seq: "asc" } });
+    expect(steps).toHaveLength(4);
+    expect((steps[3]!.output as { content: { text: string }[] }).content[0]!.text).toContain("already failed 3 times for coder");
+  });
+
+  it("runs a worker on its profile's model", async () => {
+    const { user, cookie } = await createUser();
+    await ownAgent(user.id, "special", { model: "special-model-1" });
+    const sessionId = await newSession(cookie);
+    orchestrator({ toolCalls: [{ name: "delegate", arguments: { agent: "special", task: "hi" } }] }, () => ({ text: "ok" }), () => ({ text: contract({}) }));
+    await sendChat(cookie, sessionId, "go");
+    const models = fake.requests.map((request) => [workerOf(request) ?? "main", request.body.model]);
+    expect(models).toContainEqual(["special", "special-model-1"]);
+    expect(models.find(([agent]) => agent === "main")![1]).not.toBe("special-model-1");
+  });
+
+  it("rolling the parent back past a delegate step removes that worker's session", async () => {
+    const { cookie } = await createUser();
+    const sessionId = await newSession(cookie);
+    orchestrator({ toolCalls: [{ name: "delegate", arguments: { agent: "writer", task: "a haiku" } }] }, () => ({ text: "ok" }), () => ({ text: "words" }));
+    await sendChat(cookie, sessionId, "go");
+    const [task] = await tasksOf(sessionId);
+    const modelStep = await db().step.findFirstOrThrow({ where: { sessionId, type: "MODEL_CALL" }, orderBy: { seq: "asc" } });
+    const rolled = await call(rollbackRoute, "/x", { cookie, body: { stepId: `s${String(modelStep.seq).padStart(4, "0")}` }, params: { id: sessionId } });
+    expect(rolled.status).toBe(200);
+    expect(await db().chatSession.findUnique({ where: { id: task!.sessionId! } })).toBeNull();
+    expect(await tasksOf(sessionId)).toHaveLength(0);
   });
 });
 
