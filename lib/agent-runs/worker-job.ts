@@ -74,6 +74,9 @@ export async function ensureWorkerSession(data: TWorkerEvent): Promise<{ session
     parentSessionId: task.parentSessionId,
     runProfile: profile as unknown as Prisma.InputJsonValue,
   });
+  // Sites the owner allowed the parent chat to send data to hold for its workers too (as for child runs).
+  const parent = await db().chatSession.findFirst({ where: { id: task.parentSessionId, userId: task.userId }, select: { allowedOrigins: true } });
+  if (parent?.allowedOrigins.length) await db().chatSession.update({ where: { id: session.id }, data: { allowedOrigins: parent.allowedOrigins } });
   const claimed = await db().agentTask.updateMany({ where: { id: task.id, sessionId: null }, data: { sessionId: session.id, status: "RUNNING", startedAt: new Date() } });
   if (claimed.count === 0) {
     await db().chatSession.delete({ where: { id: session.id } });
