@@ -150,8 +150,10 @@ export async function driveWorker(data: TWorkerEvent, signal: AbortSignal): Prom
   signal.addEventListener("abort", onAbort, { once: true });
   let unregister: () => void = () => {};
   try {
-    await db().agentTask.updateMany({ where: { id: task.id }, data: { status: "RUNNING" } });
-    announceTask(task.id);
+    if (task.status !== "RUNNING") {
+      await db().agentTask.updateMany({ where: { id: task.id }, data: { status: "RUNNING" } });
+      announceTask(task.id);
+    }
     await startRun({
       session: { id: session.id, userId: session.userId },
       input: fresh ? { kind: "prompt", text: task.task } : { kind: "resume" },
