@@ -5,7 +5,11 @@ import { listSessions, toSessionSummary } from "@/lib/sessions/sessions";
 
 export default async function AppLayout({ children }: { children: React.ReactNode }) {
   const user = await requirePageUser();
-  const sessions: TSessionListItem[] = (await listSessions({ userId: user.id })).map(toSessionSummary).map((session) => ({
+  // Multi-agent workers (trigger agent) are opened from their parent chat's card, not listed.
+  const sessions: TSessionListItem[] = (await listSessions({ userId: user.id }))
+    .filter((session) => session.trigger !== "AGENT")
+    .map(toSessionSummary)
+    .map((session) => ({
     id: session.id,
     title: session.title,
     status: session.status,

@@ -15,7 +15,7 @@ export type TSessionListItem = {
   updatedAt: string;
 };
 
-type TSessionsResponse = { sessions: { id: string; title: string; status: TSessionListItem["status"]; updatedAt: string }[] };
+type TSessionsResponse = { sessions: { id: string; title: string; status: TSessionListItem["status"]; updatedAt: string; trigger?: string }[] };
 
 type TSessionListContext = {
   sessions: TSessionListItem[];
@@ -37,7 +37,8 @@ export function SessionListProvider({ initialSessions, children }: { initialSess
     try {
       const body = await apiRequest<TSessionsResponse>("/api/sessions");
       if (request !== latestRequest.current) return;
-      const sessions = body.sessions.map(({ id, title, status, updatedAt }) => ({ id, title, status, updatedAt }));
+      // Multi-agent workers are opened from their parent chat's card, not listed here.
+      const sessions = body.sessions.filter((session) => session.trigger !== "agent").map(({ id, title, status, updatedAt }) => ({ id, title, status, updatedAt }));
       setState((current) => ({ ...current, sessions }));
     } catch {
       // The list stays as it was; the next refresh tries again.

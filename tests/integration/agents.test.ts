@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { GET as getSession } from "@/app/api/sessions/[id]/route";
+import { DELETE as deleteSessionRoute, GET as getSession } from "@/app/api/sessions/[id]/route";
 import { POST as rollbackRoute } from "@/app/api/sessions/[id]/rollback/route";
 import { GET as getSteps } from "@/app/api/sessions/[id]/steps/route";
 import { createAgentProfile, ZAgentProfileInput } from "@/lib/agents/profiles";
@@ -318,6 +318,19 @@ describe("more limits and profiles", () => {
     const modelStep = await db().step.findFirstOrThrow({ where: { sessionId, type: "MODEL_CALL" }, orderBy: { seq: "asc" } });
     const rolled = await call(rollbackRoute, "/x", { cookie, body: { stepId: `s${String(modelStep.seq).padStart(4, "0")}` }, params: { id: sessionId } });
     expect(rolled.status).toBe(200);
+    expect(await db().chatSession.findUnique({ where: { id: task!.sessionId! } })).toBeNull();
+    expect(await tasksOf(sessionId)).toHaveLength(0);
+  });
+});
+
+describe("deleting the parent chat", () => {
+  it("deletes its workers' sessions and tasks too", async () => {
+    const { cookie } = await createUser();
+    const sessionId = await newSession(cookie);
+    orchestrator({ toolCalls: [{ name: "delegate", arguments: { agent: "writer", task: "a limerick" } }] }, () => ({ text: "ok" }), () => ({ text: "words" }));
+    await sendChat(cookie, sessionId, "go");
+    const [task] = await tasksOf(sessionId);
+    expect((await call(deleteSessionRoute, "/x", { cookie, method: "DELETE", params: { id: sessionId } })).status).toBe(204);
     expect(await db().chatSession.findUnique({ where: { id: task!.sessionId! } })).toBeNull();
     expect(await tasksOf(sessionId)).toHaveLength(0);
   });
