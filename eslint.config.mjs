@@ -11,10 +11,12 @@ const LIB_LAYERS = [
   ["tools", "browser"],
   ["skills"],
   ["plugins"],
-  ["capabilities", "approvals", "auth", "users", "notifications", "chronos"],
+  // agents: profiles, the delegate tools and worker settings (a capability); agent-runs: the worker job.
+  ["capabilities", "approvals", "auth", "users", "notifications", "chronos", "agents"],
   ["agent"],
   ["sessions"],
   ["runs"],
+  ["agent-runs"],
   ["channels", "job-catalog", "chronos-runner"],
 ];
 const libZones = LIB_LAYERS.flatMap((layer, index) =>

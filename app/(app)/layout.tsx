@@ -8,7 +8,10 @@ const UNATTENDED_TRIGGERS = ["job", "webhook"] as const;
 
 export default async function AppLayout({ children }: { children: React.ReactNode }) {
   const user = await requirePageUser();
-  const sessions: TSessionListItem[] = (await listSessions({ userId: user.id, excludeTriggers: UNATTENDED_TRIGGERS })).map(toSessionSummary).map((session) => ({
+  // Unattended runs (jobs, webhooks) have their own pages; workers (trigger agent) open from their parent chat's card.
+  const sessions: TSessionListItem[] = (await listSessions({ userId: user.id, excludeTriggers: [...UNATTENDED_TRIGGERS, "agent"] }))
+    .map(toSessionSummary)
+    .map((session) => ({
     id: session.id,
     title: session.title,
     status: session.status,

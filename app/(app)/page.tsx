@@ -8,7 +8,8 @@ export const metadata: Metadata = { title: "Chat" };
 
 export default async function HomePage() {
   const user = await requirePageUser();
-  const [latest] = await listSessions({ userId: user.id, limit: 1 });
+  // The latest chat of the person's own, not a worker a chat of theirs delegated to.
+  const latest = (await listSessions({ userId: user.id, limit: 50 })).find((session) => session.trigger !== "AGENT");
   if (latest) redirect(`/chat/${latest.id}`);
   return (
     <div className="mx-auto flex min-h-[calc(100dvh-3.5rem)] max-w-2xl flex-col items-center justify-center px-4 py-12 text-center md:min-h-dvh">

@@ -15,7 +15,7 @@ export type TSessionListItem = {
   updatedAt: string;
 };
 
-type TSessionsResponse = { sessions: { id: string; title: string; status: TSessionListItem["status"]; updatedAt: string }[] };
+type TSessionsResponse = { sessions: { id: string; title: string; status: TSessionListItem["status"]; updatedAt: string; trigger?: string }[] };
 
 type TSessionListContext = {
   sessions: TSessionListItem[];
@@ -35,7 +35,7 @@ export function SessionListProvider({ initialSessions, children }: { initialSess
   const refresh = useCallback(async () => {
     const request = ++latestRequest.current;
     try {
-      const body = await apiRequest<TSessionsResponse>("/api/sessions?exclude=job,webhook");
+      const body = await apiRequest<TSessionsResponse>("/api/sessions?exclude=job,webhook,agent");
       if (request !== latestRequest.current) return;
       const sessions = body.sessions.map(({ id, title, status, updatedAt }) => ({ id, title, status, updatedAt }));
       setState((current) => ({ ...current, sessions }));

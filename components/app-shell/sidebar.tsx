@@ -15,11 +15,17 @@ function navItems(isAdmin: boolean): TNavItem[] {
   const items: TNavItem[] = [
     { href: "/", label: "Chat", icon: <ChatIcon />, match: (path) => path === "/" || path.startsWith("/chat") },
     { href: "/jobs", label: "Scheduled jobs", icon: <ClockIcon />, match: (path) => path === "/jobs" || path.startsWith("/jobs/") },
+    { href: "/agents", label: "Agents", icon: <AgentsIcon />, match: (path) => path.startsWith("/agents") || path.startsWith("/admin/agents") },
     { href: "/skills", label: "Skills", icon: <SkillsIcon />, match: (path) => path.startsWith("/skills") },
     { href: "/settings", label: "Settings", icon: <SettingsIcon />, match: (path) => path.startsWith("/settings") },
   ];
   if (isAdmin) {
-    items.push({ href: "/admin/users", label: "Admin", icon: <ShieldIcon />, match: (path) => path.startsWith("/admin") && !path.startsWith("/admin/jobs") && !path.startsWith("/admin/plugins") && !path.startsWith("/admin/skills") });
+    items.push({
+      href: "/admin/users",
+      label: "Admin",
+      icon: <ShieldIcon />,
+      match: (path) => path.startsWith("/admin") && !["/admin/jobs", "/admin/agents", "/admin/plugins", "/admin/skills"].some((prefix) => path.startsWith(prefix)),
+    });
     items.push({ href: "/admin/plugins", label: "Plugins & skills", icon: <PuzzleIcon />, match: (path) => path.startsWith("/admin/plugins") || path.startsWith("/admin/skills") });
     items.push({ href: "/admin/jobs", label: "Jobs", icon: <ClockIcon />, match: (path) => path.startsWith("/admin/jobs") });
   }
@@ -180,6 +186,15 @@ function SettingsIcon() {
     <Icon>
       <circle cx="12" cy="12" r="3" />
       <path d="M19.4 15a1.7 1.7 0 0 0 .3 1.8l.1.1a2 2 0 1 1-2.8 2.8l-.1-.1a1.7 1.7 0 0 0-1.8-.3 1.7 1.7 0 0 0-1 1.5V21a2 2 0 1 1-4 0v-.1a1.7 1.7 0 0 0-1.1-1.5 1.7 1.7 0 0 0-1.8.3l-.1.1a2 2 0 1 1-2.8-2.8l.1-.1a1.7 1.7 0 0 0 .3-1.8 1.7 1.7 0 0 0-1.5-1H3a2 2 0 1 1 0-4h.1a1.7 1.7 0 0 0 1.5-1.1 1.7 1.7 0 0 0-.3-1.8l-.1-.1a2 2 0 1 1 2.8-2.8l.1.1a1.7 1.7 0 0 0 1.8.3H9a1.7 1.7 0 0 0 1-1.5V3a2 2 0 1 1 4 0v.1a1.7 1.7 0 0 0 1 1.5 1.7 1.7 0 0 0 1.8-.3l.1-.1a2 2 0 1 1 2.8 2.8l-.1.1a1.7 1.7 0 0 0-.3 1.8V9a1.7 1.7 0 0 0 1.5 1H21a2 2 0 1 1 0 4h-.1a1.7 1.7 0 0 0-1.5 1Z" />
+    </Icon>
+  );
+}
+
+function AgentsIcon() {
+  return (
+    <Icon>
+      <circle cx="9" cy="8" r="3" />
+      <path d="M3 20a6 6 0 0 1 12 0M16 5a3 3 0 0 1 0 6M21 20a6 6 0 0 0-4-5.7" />
     </Icon>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import { memo } from "react";
+import { AGENT_TOOLS, AgentsCard } from "./agents-card";
 import { ApprovalCard } from "./approval-card";
 import { Markdown } from "./markdown";
 import { ToolCard } from "./tool-card";
@@ -59,7 +60,7 @@ export const AssistantMessage = memo(function AssistantMessage({
   onDecide: (approval: TApprovalView, decision: TApprovalDecision) => void;
 }) {
   const approvals = new Map<string, TApprovalView["status"]>();
-  const progress = new Map<string, { text: string; fraction?: number }>();
+  const progress = new Map<string, { text: string; fraction?: number; detail?: unknown }>();
   for (const part of message.parts) {
     if (part.type === "data-approval") approvals.set(part.data.toolCallId, decisions[part.data.approvalId] ?? part.data.status);
     if (part.type === "data-progress") progress.set(part.data.toolCallId, part.data);
@@ -94,7 +95,11 @@ export const AssistantMessage = memo(function AssistantMessage({
           case "text":
             return hidden.has(index) ? null : <Markdown key={index} text={part.text} />;
           case "dynamic-tool":
-            return <ToolCard key={part.toolCallId} part={part} active={active} approval={approvals.get(part.toolCallId)} progress={progress.get(part.toolCallId)} />;
+            return AGENT_TOOLS.includes(part.toolName) ? (
+              <AgentsCard key={part.toolCallId} part={part} active={active} progress={progress.get(part.toolCallId)} />
+            ) : (
+              <ToolCard key={part.toolCallId} part={part} active={active} approval={approvals.get(part.toolCallId)} progress={progress.get(part.toolCallId)} />
+            );
           case "data-approval":
             return (
               <ApprovalCard

@@ -201,6 +201,18 @@ export function StepsPanel({
                   </p>
                   {stepDetails(step) ? <p className="mt-0.5 text-xs text-neutral-500 dark:text-neutral-400">{stepDetails(step)}</p> : null}
                   {step.error ? <p className="mt-1 text-xs break-words text-red-700 dark:text-red-300">{step.error}</p> : null}
+                  {step.childSessions?.length ? (
+                    <ul aria-label={`Workers of ${step.key}`} className="mt-1.5 space-y-0.5 border-l-2 border-neutral-200 pl-2 text-xs dark:border-neutral-700">
+                      {step.childSessions.map((child) => (
+                        <li key={child.sessionId}>
+                          <a href={`/chat/${child.sessionId}`} className="underline underline-offset-2 hover:text-neutral-900 focus-visible:outline-2 focus-visible:outline-blue-600 dark:hover:text-neutral-100">
+                            {child.agent}
+                          </a>{" "}
+                          <span className="text-neutral-500 dark:text-neutral-400">{child.status.replace("_", " ")}</span>
+                        </li>
+                      ))}
+                    </ul>
+                  ) : null}
                   <div className="mt-2 flex gap-2">
                     <Button
                       variant="secondary"

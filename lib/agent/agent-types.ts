@@ -1,5 +1,6 @@
 import type { TRetryPolicy } from "@/lib/providers/provider-chain";
 import type { TContentPart, TMessage, TProvider, TToolCall, TUsage } from "@/lib/providers/types";
+import type { TWorkspaceScope } from "@/lib/sandbox/types";
 import type { TChildRunRequest, TChildRunResult, ToolRegistry, TTool, TToolPreview, TToolProgress } from "@/lib/tools/registry";
 import type { TStopReason } from "./stop-reasons";
 
@@ -78,7 +79,16 @@ export type TRunAgentOptions = {
   maxParallelTools: number;
   signal: AbortSignal;
   /** Who the tools act for, and how they may start a child run. */
-  toolContext: { userId: string; sessionId: string; allowedOrigins?: readonly string[]; startChildRun?: (request: TChildRunRequest) => Promise<TChildRunResult> };
+  toolContext: {
+    userId: string;
+    sessionId: string;
+    allowedOrigins?: readonly string[];
+    startChildRun?: (request: TChildRunRequest) => Promise<TChildRunResult>;
+    runId?: string;
+    depth?: number;
+    approvals?: "ask" | "deny";
+    workspace?: TWorkspaceScope;
+  };
   recorder: TAgentRecorder;
   /** Every event goes to each subscriber; a subscriber that throws is ignored, never the run's end. */
   subscribers: TAgentSubscriber[];

@@ -19,8 +19,18 @@ export class RunStopped extends Error {
   }
 }
 
+/**
+ * Whether an abort reason is a RunStopped — also one made by another copy of this module (Next.js
+ * loads instrumentation and route handlers as separate module graphs, so `instanceof` is not enough).
+ */
+export function isRunStopped(reason: unknown): reason is RunStopped {
+  if (reason instanceof RunStopped) return true;
+  const candidate = reason as { name?: unknown; reason?: unknown } | null;
+  return candidate?.name === "RunStopped" && typeof candidate.reason === "string" && candidate.reason in STOP_REASONS;
+}
+
 /** The stop reason carried by an aborted signal (a plain abort counts as the user's). */
 export function stopReasonOf(signal: AbortSignal): TStopReason | undefined {
   if (!signal.aborted) return undefined;
-  return signal.reason instanceof RunStopped ? signal.reason.reason : "user";
+  return isRunStopped(signal.reason) ? signal.reason.reason : "user";
 }

@@ -1,3 +1,4 @@
+import { agentsCapability } from "@/lib/agents/agents-capability";
 import { createBrowserTools } from "@/lib/browser/browser-tools";
 import { browserWorkerFromEnvironment, closeBrowserSession } from "@/lib/browser/worker-client";
 import { createCronManageTool } from "@/lib/chronos/cron-manage-tool";
@@ -13,7 +14,7 @@ import { currentTimeTool } from "@/lib/tools/current-time";
 import { createFileTools } from "@/lib/tools/file-tools";
 import type { ToolRegistry } from "@/lib/tools/registry";
 import { createShellTools } from "@/lib/tools/shell-tools";
-import { assembleTools, chainPrepareSteps, type TCapabilityPrepareStep, type TSessionRef, type TToolProvider } from "./tool-provider";
+import { assembleTools, chainPrepareSteps, resolveRunSettings, type TCapabilityPrepareStep, type TRunSettings, type TRunSettingsContext, type TSessionRef, type TToolProvider } from "./tool-provider";
 
 /**
  * The capabilities every run can draw on, in one list: each contributes tools per run and frees
@@ -45,6 +46,8 @@ function buildProviders(runtime: TSandboxRuntime, config: TBehaviourConfig): TTo
     // Skills: the catalog after the stable system prompt, skill_load for the instructions (lib/skills).
     { id: "skills", tools: () => [skillLoadTool], prepareStep: (context) => skillsPrepareStep(context) },
     { id: "chronos", tools: () => chronos },
+    // Multi-agent: delegate / debate / pipeline / agent_results, deliver for workers, worker and team sessions' settings.
+    agentsCapability,
   ];
 }
 
@@ -62,13 +65,18 @@ export function capabilityProviders(runtime: TSandboxRuntime = sandboxRuntime(),
 }
 
 /** The tools a run of this session gets. */
-export function runTools(session: TSessionRef, config = getBehaviourConfig()): ToolRegistry {
+export function runTools(session: TSessionRef & { runProfile?: unknown }, config = getBehaviourConfig()): ToolRegistry {
   return assembleTools(capabilityProviders(sandboxRuntime(config), config), { ...session, config }).registry;
 }
 
 /** The capabilities' prepare hooks for a run of this session, plus the run's own, chained. */
-export function runPrepareStep(session: TSessionRef, extra?: TCapabilityPrepareStep, config = getBehaviourConfig()): TCapabilityPrepareStep | undefined {
+export function runPrepareStep(session: TSessionRef & { runProfile?: unknown }, extra?: TCapabilityPrepareStep, config = getBehaviourConfig()): TCapabilityPrepareStep | undefined {
   return chainPrepareSteps(capabilityProviders(sandboxRuntime(config), config), { ...session, config }, extra);
+}
+
+/** What the session's run profile (a worker's, a team's) makes of this run; undefined for ordinary chats. */
+export async function runSettingsFor(context: Omit<TRunSettingsContext, "config">, config = getBehaviourConfig()): Promise<TRunSettings | undefined> {
+  return resolveRunSettings(capabilityProviders(sandboxRuntime(config), config), { ...context, config });
 }
 
 /** Every tool the default capabilities offer (listings, tests). */

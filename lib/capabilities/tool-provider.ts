@@ -1,4 +1,6 @@
 import type { TBehaviourConfig } from "@/lib/config/behaviour";
+import type { Step } from "@/lib/db/generated/client";
+import type { TWorkspaceScope } from "@/lib/sandbox/types";
 import type { TMessage } from "@/lib/providers/types";
 import { createLogger } from "@/lib/observability/logger";
 import { ToolRegistry, type TTool } from "@/lib/tools/registry";
@@ -10,13 +12,50 @@ import { ToolRegistry, type TTool } from "@/lib/tools/registry";
  */
 export type TSessionRef = { userId: string; sessionId: string };
 
-export type TToolProviderContext = TSessionRef & { config: TBehaviourConfig };
+export type TToolProviderContext = TSessionRef & {
+  config: TBehaviourConfig;
+  /** The session's run profile (a worker's, a team's; lib/agents), when the run core knows it. */
+  runProfile?: unknown;
+};
 
 /**
  * Runs before every model call of a run and may add to what the model sees (memory recall, skills).
  * The stable system prompt must stay first so providers can cache it: add after it.
  */
 export type TCapabilityPrepareStep = (input: { iteration: number; system: string; messages: TMessage[] }) => Promise<{ system?: string; messages?: TMessage[] } | void>;
+
+/**
+ * What a session's run profile (stored on the session, lib/agents) makes of one run: a worker's
+ * role, tools, limits and folders, or the team member a router picked for this message. Applied by
+ * the run core to every run of the session (the first, resumes, approval continuations), so
+ * nothing depends on which process or trigger starts the run.
+ */
+export type TRunSettings = {
+  /** Added to the system prompt after the configured instructions. */
+  instructions?: string;
+  /** Tool names the run may use (narrows whatever the run was given). */
+  allowedTools?: string[];
+  maxIterations?: number;
+  timeoutMs?: number;
+  approvals?: "ask" | "deny";
+  /** The folders of the owner's workspace the run's file tools and sandbox see. */
+  workspace?: TWorkspaceScope;
+  /** How many parent runs this session has. */
+  depth?: number;
+  /** Replaces the model of the first provider in the chain. */
+  model?: string;
+  /** Written to the session (for people, not the model) when the run starts, e.g. who answers. */
+  note?: { name: string; text: string; data?: Record<string, string> };
+  /** Which of the session's steps the model's history is built from (a team member's own turns). */
+  keepSteps?: (steps: Step[]) => Step[];
+};
+
+export type TRunSettingsContext = TToolProviderContext & {
+  /** The session's stored run profile (never null here). */
+  profile: unknown;
+  /** What started the run; the text for a message or prompt. */
+  input: { kind: string; text?: string };
+};
 
 export type TToolProvider = {
   /** Where the tools come from, named in errors: "files", "browser", "plugin weather". */
@@ -28,6 +67,8 @@ export type TToolProvider = {
   releaseSession?(session: TSessionRef): Promise<void>;
   /** A hook for each model call of this session's runs (e.g. memory recall), or undefined. */
   prepareStep?(context: TToolProviderContext): TCapabilityPrepareStep | undefined;
+  /** For sessions with a run profile: this capability's reading of it (undefined: not mine). */
+  runSettings?(context: TRunSettingsContext): Promise<TRunSettings | undefined>;
 };
 
 const log = createLogger("tools");
@@ -92,4 +133,13 @@ export function chainPrepareSteps(providers: readonly TToolProvider[], context: 
     }
     return { system, messages };
   };
+}
+
+/** The first provider that recognises the session's run profile decides its settings. */
+export async function resolveRunSettings(providers: readonly TToolProvider[], context: TRunSettingsContext): Promise<TRunSettings | undefined> {
+  for (const provider of providers) {
+    const settings = await provider.runSettings?.(context);
+    if (settings) return settings;
+  }
+  return undefined;
 }

@@ -266,6 +266,28 @@ export const ZBehaviourConfig = z.strictObject({
       maxPersonalSkills: z.int().min(0).max(1_000).default(50),
     })
     .prefault({}),
+  agents: z
+    .strictObject({
+      /**
+       * Levels of workers under a chat: 1 = workers cannot delegate; 2 = a worker whose profile may
+       * delegate can start workers of its own. The run core nests at most two levels.
+       */
+      maxDepth: z.int().min(1).max(2).default(2),
+      /** Workers of one debate or delegation running at once (the rest wait in the job queue). */
+      maxParallelWorkers: z.int().min(1).max(20).default(3),
+      /** Workers one run may start in all (delegate, debate participants and pipeline steps count). */
+      maxDelegationsPerRun: z.int().min(1).max(200).default(10),
+      /** The same task to the same agent may fail this often in one chat; then it is refused. */
+      maxAttemptsPerTask: z.int().min(1).max(20).default(3),
+      /** A worker's time limit and model calls when its profile sets none. */
+      workerTimeoutSeconds: z.int().min(1).max(3_600).default(60),
+      workerMaxIterations: z.int().min(1).max(100).default(10),
+      /** The most a profile or a delegate call's timeout_s may ask for. */
+      maxWorkerTimeoutSeconds: z.int().min(1).max(86_400).default(900),
+      /** Pipeline: a step's output longer than this reaches the next step as an artifact pointer. */
+      inlineOutputCharacters: z.int().min(200).max(200_000).default(4_000),
+    })
+    .prefault({}),
   logging: z
     .strictObject({
       level: z.enum(["debug", "info", "warn", "error"]).default("info"),

@@ -1,3 +1,4 @@
+import { agentWorkerJob } from "@/lib/agent-runs/worker-job";
 import { pruneAuthRecordsJob } from "@/lib/auth/prune-job";
 import { chronosJobs } from "@/lib/chronos-runner/chronos-jobs";
 import type { TAnyJobDefinition } from "@/lib/jobs/define-job";
@@ -24,5 +25,7 @@ export const jobCatalog: readonly TAnyJobDefinition[] = [
   // Chronos: scheduler tick, executions, run now, prune; notification deliveries.
   ...chronosJobs,
   deliverNotificationJob,
+  // Multi-agent: one worker run per job.
+  agentWorkerJob,
 ];
 installJobs(jobCatalog);

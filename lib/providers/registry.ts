@@ -18,7 +18,7 @@ function chainOrder(config: TBehaviourConfig): TProviderName[] {
   return override.filter((name): name is TProviderName => name === "openai" || name === "anthropic");
 }
 
-function build(name: TProviderName, config: TBehaviourConfig): TProvider | undefined {
+function build(name: TProviderName, config: TBehaviourConfig, modelOverride?: string): TProvider | undefined {
   if (name === "openai") {
     const apiKey = process.env.OPENAI_API_KEY;
     const baseUrl = process.env.OPENAI_BASE_URL;
@@ -27,7 +27,7 @@ function build(name: TProviderName, config: TBehaviourConfig): TProvider | undef
     const provider = new OpenAiProvider({
       apiKey,
       baseUrl,
-      model: process.env.OPENAI_MODEL || settings.model,
+      model: modelOverride ?? (process.env.OPENAI_MODEL || settings.model),
       toolCalling: settings.toolCalling,
       contextWindowTokens: settings.contextWindowTokens,
       maxOutputTokens: settings.maxOutputTokens,
@@ -41,7 +41,7 @@ function build(name: TProviderName, config: TBehaviourConfig): TProvider | undef
   const provider = new AnthropicProvider({
     apiKey,
     baseUrl,
-    model: process.env.ANTHROPIC_MODEL || settings.model,
+    model: modelOverride ?? (process.env.ANTHROPIC_MODEL || settings.model),
     contextWindowTokens: settings.contextWindowTokens,
     maxOutputTokens: settings.maxOutputTokens,
   });
@@ -60,6 +60,14 @@ export function configuredProviders(config = getBehaviourConfig()): TProvider[] 
     .filter((provider): provider is TProvider => provider !== undefined);
   cached = { config, environment, providers };
   return providers;
+}
+
+/** The chain with another model on its first provider (an agent profile's model); not cached. */
+export function providersWithModel(model: string, config = getBehaviourConfig()): TProvider[] {
+  const [first] = chainOrder(config);
+  const replaced = first ? build(first, config, model) : undefined;
+  const rest = configuredProviders(config).filter((provider) => provider.name !== first);
+  return replaced ? [replaced, ...rest] : rest;
 }
 
 /** For the UI: which providers are in the chain and whether each is configured. */

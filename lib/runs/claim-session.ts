@@ -21,9 +21,11 @@ export type TClaim = {
   modelStep?: { id: string; seq: number };
   /** The session's newest step before this run's first one (null for a new session). */
   previousStepId?: string | null;
+  /** The session's run profile (a worker's or a team's, lib/agents), or null for an ordinary chat. */
+  runProfile: unknown;
 };
 
-type TFirstStep = { type: "USER_INPUT" | "SYSTEM_NOTE"; name: string; input: unknown };
+type TFirstStep = { type: "USER_INPUT" | "SYSTEM_NOTE"; name: string; input: unknown; parentStepId?: string };
 
 /**
  * Idle → RUNNING, the first step, and (with `withModelStep`) the first model call's step, all in one
@@ -42,7 +44,7 @@ export async function claimIdleSession(options: {
   const written = options.withModelStep ? 2 : 1;
   const rows = await withDatabaseRetry(
     "claim a session",
-    () => db().$queryRaw<{ id: string; seq: number; modelStepId: string | null; previousStepId: string | null; allowedTools: string[]; allowedOrigins: string[] }[]>`
+    () => db().$queryRaw<{ id: string; seq: number; modelStepId: string | null; previousStepId: string | null; allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown }[]>`
     WITH claimed AS (
       UPDATE "chat_sessions"
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
@@ -50,22 +52,22 @@ export async function claimIdleSession(options: {
           "title" = CASE WHEN "title" = 'New chat' AND ${options.title}::text IS NOT NULL THEN ${options.title}::text ELSE "title" END
       WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" IN ('INIT', 'SUCCESS', 'FAILED')
         AND (SELECT count(*) FROM "chat_sessions" r WHERE r."userId" = ${session.userId}::uuid AND r."status" = 'RUNNING') < ${options.maxRunsPerUser}::int
-      RETURNING "nextSeq" - ${written}::int AS seq, "allowedTools", "allowedOrigins"
+      RETURNING "nextSeq" - ${written}::int AS seq, "allowedTools", "allowedOrigins", "runProfile"
     ), inserted AS (
-      INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "startedAt", "endedAt")
+      INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "startedAt", "endedAt", "parentStepId")
       SELECT gen_random_uuid(), ${session.id}::uuid, ${session.userId}::uuid, claimed.seq, ${options.step.type}::"StepType", ${options.step.name},
-             'COMPLETED'::"StepStatus", ${storableJsonText(options.step.input)}::jsonb, ${now}::timestamp, ${now}::timestamp
+             'COMPLETED'::"StepStatus", ${storableJsonText(options.step.input)}::jsonb, ${now}::timestamp, ${now}::timestamp, ${options.step.parentStepId ?? null}::uuid
       FROM claimed
       UNION ALL
       SELECT gen_random_uuid(), ${session.id}::uuid, ${session.userId}::uuid, claimed.seq + 1, 'MODEL_CALL'::"StepType", 'model',
-             'RUNNING'::"StepStatus", '{"iteration":1}'::jsonb, ${now}::timestamp, NULL::timestamp
+             'RUNNING'::"StepStatus", '{"iteration":1}'::jsonb, ${now}::timestamp, NULL::timestamp, NULL::uuid
       FROM claimed WHERE ${options.withModelStep}::boolean
       RETURNING "id", "seq"
     )
     SELECT (SELECT i."id" FROM inserted i WHERE i."seq" = claimed.seq) AS "id", claimed.seq,
            (SELECT i."id" FROM inserted i WHERE i."seq" = claimed.seq + 1) AS "modelStepId",
            (SELECT p."id" FROM "steps" p WHERE p."sessionId" = ${session.id}::uuid AND p."seq" = claimed.seq - 1) AS "previousStepId",
-           claimed."allowedTools", claimed."allowedOrigins"
+           claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile"
     FROM claimed`,
   );
   const row = rows[0];
@@ -76,6 +78,7 @@ export async function claimIdleSession(options: {
     firstStep: { id: row.id, seq: row.seq },
     modelStep: row.modelStepId ? { id: row.modelStepId, seq: row.seq + 1 } : undefined,
     previousStepId: row.previousStepId,
+    runProfile: row.runProfile ?? null,
   };
 }
 
@@ -99,7 +102,7 @@ export async function claimPausedForMessage(options: {
   const now = new Date();
   const rows = await withDatabaseRetry(
     "claim a paused session for a message",
-    () => db().$queryRaw<{ id: string; seq: number; allowedTools: string[]; allowedOrigins: string[]; approvalId: string }[]>`
+    () => db().$queryRaw<{ id: string; seq: number; allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown; approvalId: string }[]>`
     WITH pending AS (
       SELECT "id" FROM "approvals" WHERE "sessionId" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PENDING' LIMIT 1
     ), claimed AS (
@@ -107,7 +110,7 @@ export async function claimPausedForMessage(options: {
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
           "runId" = ${options.runId}::uuid, "stopRequestedAt" = NULL, "nextSeq" = "nextSeq" + 1, "updatedAt" = ${now}
       WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PAUSED' AND EXISTS (SELECT 1 FROM pending)
-      RETURNING "nextSeq" - 1 AS seq, "allowedTools", "allowedOrigins"
+      RETURNING "nextSeq" - 1 AS seq, "allowedTools", "allowedOrigins", "runProfile"
     ), denied AS (
       UPDATE "approvals" SET "status" = 'DENIED', "reason" = ${storableText(options.reason)}, "decidedAt" = ${now}, "updatedAt" = ${now}
       WHERE "id" = (SELECT "id" FROM pending) AND "status" = 'PENDING' AND EXISTS (SELECT 1 FROM claimed)
@@ -119,10 +122,12 @@ export async function claimPausedForMessage(options: {
       FROM claimed
       RETURNING "id", "seq"
     )
-    SELECT inserted."id", inserted."seq", claimed."allowedTools", claimed."allowedOrigins", denied."id" AS "approvalId" FROM inserted, claimed, denied`,
+    SELECT inserted."id", inserted."seq", claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile", denied."id" AS "approvalId" FROM inserted, claimed, denied`,
   );
   const row = rows[0];
-  return row ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, firstStep: { id: row.id, seq: row.seq }, approvalId: row.approvalId } : undefined;
+  return row
+    ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, runProfile: row.runProfile ?? null, firstStep: { id: row.id, seq: row.seq }, approvalId: row.approvalId }
+    : undefined;
 }
 
 /**
@@ -143,7 +148,7 @@ export async function claimPausedForDecision(options: {
   const now = new Date();
   const rows = await withDatabaseRetry(
     "decide an approval",
-    () => db().$queryRaw<{ allowedTools: string[]; allowedOrigins: string[] }[]>`
+    () => db().$queryRaw<{ allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown }[]>`
     WITH claimed AS (
       UPDATE "chat_sessions"
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
@@ -154,14 +159,14 @@ export async function claimPausedForDecision(options: {
                                 THEN array_append("allowedOrigins", ${options.alwaysAllowOrigin}::text) ELSE "allowedOrigins" END
       WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PAUSED'
         AND EXISTS (SELECT 1 FROM "approvals" WHERE "id" = ${options.approvalId}::uuid AND "sessionId" = ${session.id}::uuid AND "status" = 'PENDING')
-      RETURNING "allowedTools", "allowedOrigins"
+      RETURNING "allowedTools", "allowedOrigins", "runProfile"
     ), decided AS (
       UPDATE "approvals" SET "status" = ${options.status}::"ApprovalStatus", "reason" = ${options.reason === null ? null : storableText(options.reason)}, "decidedAt" = ${now}, "updatedAt" = ${now}
       WHERE "id" = ${options.approvalId}::uuid AND "status" = 'PENDING' AND EXISTS (SELECT 1 FROM claimed)
       RETURNING "id"
     )
-    SELECT claimed."allowedTools", claimed."allowedOrigins" FROM claimed, decided`,
+    SELECT claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile" FROM claimed, decided`,
   );
   const row = rows[0];
-  return row ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins } : undefined;
+  return row ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, runProfile: row.runProfile ?? null } : undefined;
 }

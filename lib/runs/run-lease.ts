@@ -14,8 +14,14 @@ import { allLocalRuns, localRunOf } from "./local-runs";
  * even when its notification was lost.
  */
 
-/** Identifies this process in `runnerId`: a different value after a restart. */
-export const RUNNER_ID = randomUUID();
+/**
+ * Identifies this process in `runnerId`: a different value after a restart. One per process, not
+ * per module: Next.js loads instrumentation (the job runner, which starts multi-agent workers) and
+ * the route handlers as separate module graphs that share the run registry (local-runs.ts), so each
+ * graph's heartbeat renews every run of the process and none takes another's runs for lost ones.
+ */
+const processRunner = globalThis as unknown as { xclawRunnerId?: string };
+export const RUNNER_ID = (processRunner.xclawRunnerId ??= randomUUID());
 
 export function leaseMs(): number {
   return getBehaviourConfig().runs.leaseSeconds * 1000;

@@ -64,6 +64,8 @@ export type TStartRunOptions = {
   depth?: number;
   /** Stops this run when it aborts (a parent run's signal). */
   parentSignal?: AbortSignal;
+  /** The parent's step this run's first step hangs under (a worker's under its delegate call). */
+  parentStepId?: string;
   prepareStep?: TPrepareStep;
   /** Extra subscribers to the run's events (metrics, notifications); the event log is always one. */
   subscribers?: TAgentSubscriber[];

@@ -6,6 +6,7 @@ import { stepKey } from "@/lib/sessions/sessions";
 import { formatSkillsCommand } from "@/lib/skills/skill-tools";
 import { asJson, type TCommandOutput } from "@/lib/sessions/step-codecs";
 import { listSteps, parseStepKey, recordStep, toStepRow } from "@/lib/sessions/steps";
+import { workerSessionsByStep } from "@/lib/agents/task-store";
 import type { TStepRow } from "@/lib/wire/chat";
 import type { TMessageResult } from "./message-result";
 import { resumeSession, type TStartOverrides } from "./resume-session";
@@ -30,7 +31,9 @@ export function formatSteps(steps: TStepRow[]): string {
     const duration = step.durationMs === null ? "" : ` · ${step.durationMs} ms`;
     const tokens = step.inputTokens !== null ? ` · ${step.inputTokens}→${step.outputTokens} tokens` : "";
     const label = step.type === "tool_call" ? `tool ${step.name}` : step.type === "model_call" ? `model${step.model ? ` ${step.model}` : ""}` : step.type === "user_input" ? "user" : step.name;
-    return `| ${step.key} | ${label} | ${step.status}${duration}${tokens} |`;
+    // A delegate / debate / pipeline step: its workers' sessions, one trace tree.
+    const workers = step.childSessions?.map((child) => `[${child.agent}](/chat/${child.sessionId}) ${child.status}`).join(", ");
+    return `| ${step.key} | ${label}${workers ? ` → ${workers}` : ""} | ${step.status}${duration}${tokens} |`;
   });
   return ["| step | what | status |", "| --- | --- | --- |", ...rows].join("\n");
 }
@@ -46,7 +49,10 @@ export async function runSlashCommand(session: ChatSession, text: string, option
   switch (command.toLowerCase()) {
     case "/steps": {
       const limit = Math.min(200, Math.max(1, Number(rest[0]) || 20));
-      const steps = (await listSteps({ sessionId: session.id, userId: session.userId })).map(toStepRow).slice(-limit);
+      const workers = await workerSessionsByStep(session.userId, session.id);
+      const steps = (await listSteps({ sessionId: session.id, userId: session.userId }))
+        .map((step) => ({ ...toStepRow(step), childSessions: workers.get(step.id) }))
+        .slice(-limit);
       return answer(session, text, { reply: formatSteps(steps) });
     }
     case "/rollback": {

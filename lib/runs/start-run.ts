@@ -1,17 +1,18 @@
 import { randomUUID } from "node:crypto";
 import type { TAgentOutcome, TCallDecision, TResumeTurn } from "@/lib/agent/agent-types";
 import { runAgent } from "@/lib/agent/run-agent";
-import { RunStopped, STOP_REASONS } from "@/lib/agent/stop-reasons";
+import { isRunStopped, RunStopped, STOP_REASONS } from "@/lib/agent/stop-reasons";
 import { buildSystemPrompt } from "@/lib/agent/system-prompt";
 import { decideToolCall } from "@/lib/approvals/policy";
-import { runPrepareStep, runTools } from "@/lib/capabilities/capabilities";
+import { runPrepareStep, runSettingsFor, runTools } from "@/lib/capabilities/capabilities";
+import type { TRunSettings } from "@/lib/capabilities/tool-provider";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import type { Step } from "@/lib/db/generated/client";
 import { withDatabaseRetry } from "@/lib/db/retry";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
-import { configuredProviders, retryPolicy } from "@/lib/providers/registry";
+import { configuredProviders, providersWithModel, retryPolicy } from "@/lib/providers/registry";
 import type { TMessage, TProvider } from "@/lib/providers/types";
 import { buildHistory } from "@/lib/sessions/model-history";
 import { createSession, stepKey } from "@/lib/sessions/sessions";
@@ -24,7 +25,7 @@ import { recallHistory, rememberHistory } from "./history-cache";
 import { createLocalRun, endLocalRun, followLocalRun, localRunCount, localRunOf, publishLocal, type TLocalRun } from "./local-runs";
 import { ensureHeartbeat, markInterruptedIfStale } from "./run-lease";
 import { createRunRecorder, type TRunRecorder } from "./run-recorder";
-import type { TRunEvent, TRunInput, TSessionRef, TStartRunOptions } from "./run-types";
+import type { TRunEvent, TRunInput, TRunLimits, TSessionRef, TStartRunOptions } from "./run-types";
 
 /**
  * The one entry point that starts a run, whatever triggered it. It claims the session (one
@@ -57,7 +58,7 @@ function titleFrom(text: string): string | null {
 }
 
 /** Claims the session for this input; when the claim fails, finds out why and says so. */
-async function claimForInput(session: TSessionRef, input: TRunInput, runId: string, retry = true): Promise<TClaimed> {
+async function claimForInput(session: TSessionRef, input: TRunInput, runId: string, retry = true, parentStepId?: string): Promise<TClaimed> {
   let claimed: TClaimed | undefined;
   if (input.kind === "approval") {
     claimed = await claimPausedForDecision({
@@ -80,7 +81,7 @@ async function claimForInput(session: TSessionRef, input: TRunInput, runId: stri
     step:
       input.kind === "resume"
         ? { type: "SYSTEM_NOTE", name: "resume", input: { text: RESUME_INSTRUCTION, forModel: true, tone: "info" } }
-        : { type: "USER_INPUT", name: input.kind === "prompt" ? "prompt" : "user", input: { text: input.text } },
+        : { type: "USER_INPUT", name: input.kind === "prompt" ? "prompt" : "user", input: { text: input.text }, parentStepId },
     withModelStep: input.kind !== "resume",
     maxRunsPerUser,
   });
@@ -100,7 +101,7 @@ async function claimForInput(session: TSessionRef, input: TRunInput, runId: stri
     if (paused) return { ...paused, deniedForMessage: paused.approvalId };
   }
   if (current.status === "PAUSED") throw new AppError("conflict", "This session is waiting for your approval. Approve or deny the pending action first.");
-  if (retry && current.status === "RUNNING" && (await markInterruptedIfStale(current)).status !== "RUNNING") return claimForInput(session, input, runId, false);
+  if (retry && current.status === "RUNNING" && (await markInterruptedIfStale(current)).status !== "RUNNING") return claimForInput(session, input, runId, false, parentStepId);
   throw new AppError("conflict", SESSION_BUSY);
 }
 
@@ -133,6 +134,23 @@ function authorizer(config: TBehaviourConfig, claim: Pick<TClaim, "allowedTools"
       return { deny: `Not run: ${call.name} needs a person's approval, and this ${trigger} run has nobody to ask. Report what you would have done instead.` };
     }
     return decision;
+  };
+}
+
+/**
+ * A run's limits with the session's run profile applied (a worker's role and folders, a team
+ * member's): what the caller asked for wins, except that tool lists only ever narrow.
+ */
+function limitsWith(limits: TRunLimits | undefined, settings: TRunSettings | undefined): TRunLimits {
+  if (!settings) return limits ?? {};
+  const allowedTools = settings.allowedTools && limits?.allowedTools ? settings.allowedTools.filter((name) => limits.allowedTools!.includes(name)) : (settings.allowedTools ?? limits?.allowedTools);
+  return {
+    ...limits,
+    maxIterations: limits?.maxIterations ?? settings.maxIterations,
+    timeoutMs: limits?.timeoutMs ?? settings.timeoutMs,
+    approvals: limits?.approvals ?? settings.approvals,
+    allowedTools,
+    instructions: [settings.instructions, limits?.instructions].filter((text) => text?.trim()).join("\n\n") || undefined,
   };
 }
 
@@ -179,7 +197,7 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
     throw new AppError("unavailable", `The server is running as many conversations as it can (${maxConcurrent}). Try again in a few seconds.`, { headers: { "retry-after": "5" } });
   }
   const runId = randomUUID();
-  const claim = await claimForInput(session, input, runId);
+  const claim = await claimForInput(session, input, runId, true, options.parentStepId);
 
   const controller = new AbortController();
   const run = createLocalRun({ id: runId, sessionId: session.id, userId: session.userId, controller });
@@ -187,9 +205,9 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
   bus.attach(run);
   publishLocal(run, { type: "run-start", runId, sessionId: session.id, userStep: input.kind === "message" && claim.firstStep ? stepKey(claim.firstStep.seq) : undefined });
   ensureHeartbeat();
-  const timeout = options.limits?.timeoutMs ? setTimeout(() => controller.abort(new RunStopped("timeout")), options.limits.timeoutMs) : undefined;
-  timeout?.unref?.();
-  const onParentAbort = () => controller.abort(options.parentSignal?.reason instanceof RunStopped ? options.parentSignal.reason : new RunStopped("user"));
+  let timeout: NodeJS.Timeout | undefined;
+  let limits = options.limits;
+  const onParentAbort = () => controller.abort(isRunStopped(options.parentSignal?.reason) ? options.parentSignal.reason : new RunStopped("user"));
   if (options.parentSignal?.aborted) onParentAbort();
   else options.parentSignal?.addEventListener("abort", onParentAbort, { once: true });
   const recorder = createRunRecorder(session, { prewrittenModelStep: claim.modelStep });
@@ -197,7 +215,18 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
   run.finished = (async (): Promise<TAgentOutcome> => {
     let outcome: TAgentOutcome;
     try {
-      outcome = await execute(options, run, claim, providers, recorder);
+      // A worker's or team's session carries a run profile; ordinary chats skip this entirely.
+      const settings =
+        claim.runProfile === null || claim.runProfile === undefined
+          ? undefined
+          : await runSettingsFor({ userId: session.userId, sessionId: session.id, profile: claim.runProfile, input: { kind: input.kind, text: "text" in input ? input.text : undefined } });
+      limits = limitsWith(options.limits, settings);
+      if (limits.timeoutMs) {
+        timeout = setTimeout(() => controller.abort(new RunStopped("timeout")), limits.timeoutMs);
+        timeout.unref?.();
+      }
+      const chain = settings?.model && !options.providers ? providersWithModel(settings.model) : providers;
+      outcome = await execute({ ...options, limits }, run, claim, chain, recorder, settings);
     } catch (error) {
       log.error("run crashed", { sessionId: session.id, error });
       outcome = { status: "failed", error: error instanceof AppError ? error.message : "The run failed unexpectedly. Try again; if it keeps happening, tell an administrator." };
@@ -214,7 +243,7 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
         await withDatabaseRetry("record the end of a run", () =>
           db().chatSession.updateMany({
             where: { id: session.id, runId },
-            data: { ...finalState(outcome, options.limits), runnerId: null, leaseExpiresAt: null, stopRequestedAt: null },
+            data: { ...finalState(outcome, limits), runnerId: null, leaseExpiresAt: null, stopRequestedAt: null },
           }),
         );
       } catch (error) {
@@ -233,7 +262,8 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
  * a run that completed here, the remembered transcript plus the message; otherwise it is read from
  * the steps.
  */
-async function historyFor(session: TSessionRef, input: TRunInput, claim: TClaimed): Promise<TMessage[]> {
+async function historyFor(session: TSessionRef, input: TRunInput, claim: TClaimed, keepSteps?: TRunSettings["keepSteps"]): Promise<TMessage[]> {
+  if (keepSteps) return buildHistory(keepSteps(await listSteps({ sessionId: session.id, userId: session.userId })));
   if ((input.kind === "message" || input.kind === "prompt") && !claim.deniedForMessage && claim.previousStepId !== undefined) {
     const message: TMessage = { role: "user", content: [{ type: "text", text: input.text }] };
     if (claim.previousStepId === null) return [message];
@@ -243,11 +273,16 @@ async function historyFor(session: TSessionRef, input: TRunInput, claim: TClaime
   return buildHistory(await listSteps({ sessionId: session.id, userId: session.userId }));
 }
 
-async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaimed, providers: TProvider[], recorder: TRunRecorder): Promise<TAgentOutcome> {
+async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaimed, providers: TProvider[], recorder: TRunRecorder, settings?: TRunSettings): Promise<TAgentOutcome> {
   const { session, input } = options;
   const config = getBehaviourConfig();
   const limits = options.limits ?? {};
-  let tools: ToolRegistry = options.tools ?? runTools({ userId: session.userId, sessionId: session.id }, config);
+  if (settings?.note) {
+    const { name, text, data } = settings.note;
+    await recordStep({ sessionId: session.id, userId: session.userId, type: "SYSTEM_NOTE", name, status: "COMPLETED", input: { text, tone: "info", ...data } });
+    publishLocal(run, { type: "notice", text, tone: "info" });
+  }
+  let tools: ToolRegistry = options.tools ?? runTools({ userId: session.userId, sessionId: session.id, runProfile: claim.runProfile }, config);
   if (limits.allowedTools) tools = tools.only(limits.allowedTools);
   if (claim.deniedForMessage) {
     await closeTurnForMessage(run, session, await resumeTurnFor(claim.deniedForMessage, "deny", undefined, await listSteps({ sessionId: session.id, userId: session.userId })));
@@ -258,14 +293,15 @@ async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaime
     const steps = await listSteps({ sessionId: session.id, userId: session.userId });
     const turn = await resumeTurnFor(input.approvalId, input.decision, input.reason, steps);
     const openCallIds = new Set(turn.toolCalls.filter((call) => !turn.finishedCallIds.has(call.id)).map((call) => call.id));
-    history = buildHistory(steps, { openCallIds });
+    history = buildHistory(settings?.keepSteps ? settings.keepSteps(steps) : steps, { openCallIds });
     resume = turn;
   } else {
-    history = await historyFor(session, input, claim);
+    history = await historyFor(session, input, claim, settings?.keepSteps);
   }
   const instructions = [config.agent.instructions, limits.instructions].filter((text) => text?.trim()).join("\n\n");
   const trigger = options.trigger ?? "web";
-  const depth = options.depth ?? 0;
+  const depth = options.depth ?? settings?.depth ?? 0;
+  const approvals = limits.approvals ?? "ask";
   return runAgent({
     providers,
     retryPolicy: retryPolicy(config),
@@ -280,6 +316,10 @@ async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaime
       userId: session.userId,
       sessionId: session.id,
       allowedOrigins: claim.allowedOrigins,
+      runId: run.id,
+      depth,
+      approvals,
+      workspace: settings?.workspace,
       startChildRun:
         depth < MAX_RUN_DEPTH
           ? (request) => runChild({ parent: session, allowedOrigins: claim.allowedOrigins, depth, signal: run.controller.signal, providers: options.providers, tools, request })
@@ -287,12 +327,12 @@ async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaime
     },
     recorder,
     subscribers: [(event) => publishLocal(run, event), ...(options.subscribers ?? [])],
-    prepareStep: runPrepareStep({ userId: session.userId, sessionId: session.id }, options.prepareStep, config),
+    prepareStep: runPrepareStep({ userId: session.userId, sessionId: session.id, runProfile: claim.runProfile }, options.prepareStep, config),
     onTranscript: (messages) => {
       const lastStepId = recorder.lastStepId();
       if (lastStepId) rememberHistory(session.id, { userId: session.userId, lastStepId, messages });
     },
-    authorize: authorizer(config, claim, limits.approvals ?? "ask", trigger),
+    authorize: authorizer(config, claim, approvals, trigger),
     resume,
   });
 }

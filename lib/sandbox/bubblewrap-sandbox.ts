@@ -1,12 +1,13 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessByStdio } from "node:child_process";
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import type { Writable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import type { TCgroupDetection, TCgroupReport, TCommandCgroup } from "./cgroups";
-import { HeadTailBuffer, type TCommandResult, type TRunCommandOptions, type TSandbox } from "./types";
+import { HeadTailBuffer, type TCommandResult, type TRunCommandOptions, type TSandbox, type TWorkspaceScope } from "./types";
+import { openDirectoryBeneath } from "./workspace-files";
 import { MAX_WORKSPACE_DEPTH, MAX_WORKSPACE_ENTRIES, mebibytes, surveyWorkspace, type TWorkspaceOwner, type TWorkspaceUsage } from "./workspace-usage";
 
 /**
@@ -74,7 +75,7 @@ export function missingSandboxTools(runningAsRoot = process.getuid?.() === 0): s
   return [PRLIMIT, ...(runningAsRoot ? [SETPRIV] : [])].filter((tool) => !existsSync(tool));
 }
 
-type TBubblewrapFeatures = { version: string; size: boolean; perms: boolean; disableUserns: boolean };
+type TBubblewrapFeatures = { version: string; size: boolean; perms: boolean; disableUserns: boolean; bindFd: boolean };
 const featureCache = new Map<string, TBubblewrapFeatures>();
 
 /** Options differ between bubblewrap versions (--size needs 0.8): ask the installed one. */
@@ -83,7 +84,7 @@ export function bubblewrapFeatures(bwrap: string): TBubblewrapFeatures {
   if (!features) {
     const help = spawnSync(bwrap, ["--help"], { encoding: "utf8", timeout: 5_000 }).stdout ?? "";
     const version = spawnSync(bwrap, ["--version"], { encoding: "utf8", timeout: 5_000 }).stdout?.trim() ?? "bubblewrap";
-    features = { version, size: help.includes("--size"), perms: help.includes("--perms"), disableUserns: help.includes("--disable-userns") };
+    features = { version, size: help.includes("--size"), perms: help.includes("--perms"), disableUserns: help.includes("--disable-userns"), bindFd: help.includes("--bind-fd") };
     featureCache.set(bwrap, features);
   }
   return features;
@@ -113,6 +114,10 @@ function usageText(usage: TWorkspaceUsage): string {
 }
 
 type TOutcome = { exitCode: number | null; stdout: string; stderr: string; timedOut: boolean; truncated: boolean };
+
+type TScopeFolders = { root: FileHandle; shared?: FileHandle; sharedAt?: string };
+const SCOPE_ROOT_FD = 4;
+const SCOPE_SHARED_FD = 5;
 
 export class BubblewrapSandbox implements TSandbox {
   readonly mode = "bubblewrap" as const;
@@ -185,10 +190,14 @@ export class BubblewrapSandbox implements TSandbox {
     }
     let outcome: TOutcome;
     let report: TCgroupReport | undefined;
+    let folders: TScopeFolders | undefined;
     try {
-      outcome = await this.execute(options, workspace, room, cgroup);
+      folders = options.scope ? await this.openScope(workspace, options.scope) : undefined;
+      outcome = await this.execute(options, workspace, room, cgroup, folders);
       report = await cgroup?.report();
     } finally {
+      await folders?.root.close().catch(() => {});
+      await folders?.shared?.close().catch(() => {});
       await cgroup?.remove().catch((error: unknown) => log.warn("could not remove a command cgroup", { error }));
     }
     if (report?.outOfMemory) notes.push(`[killed: out of memory; the command may use ${this.options.memoryMegabytes} MiB in all, /tmp included]`);
@@ -201,7 +210,29 @@ export class BubblewrapSandbox implements TSandbox {
     return { ...outcome, durationMs: Math.round(performance.now() - started), ...(notes.length ? { notes } : {}) };
   }
 
-  private arguments(workspace: string, fileSizeLimit: number, command: string): string[] {
+  /**
+   * A worker's folders, opened below the user's workspace without following any link and handed to
+   * bubblewrap as descriptors (--bind-fd): what is mounted is the folder that was checked, even if
+   * a path component is swapped for a symlink meanwhile. bubblewrap closes the descriptors before
+   * the command starts.
+   */
+  private async openScope(workspace: string, scope: TWorkspaceScope): Promise<TScopeFolders> {
+    if (!this.features.bindFd) {
+      throw new AppError("unavailable", `Workers need bubblewrap 0.8 or newer for their own folders (${this.features.version} has no --bind-fd); their shell is off.`);
+    }
+    const root = await openDirectoryBeneath(workspace, scope.root, { create: true, owner: this.runAs });
+    try {
+      if (!scope.shared) return { root };
+      // The mount point of the read-only delivery folder; a file or link there is refused.
+      await (await openDirectoryBeneath(`/proc/self/fd/${root.fd}`, scope.shared, { create: true, owner: this.runAs })).close();
+      return { root, shared: await openDirectoryBeneath(workspace, scope.shared, { create: true, owner: this.runAs }), sharedAt: scope.shared };
+    } catch (error) {
+      await root.close();
+      throw error;
+    }
+  }
+
+  private arguments(workspace: string, fileSizeLimit: number, command: string, folders?: TScopeFolders): string[] {
     const runAs = this.runAs;
     const hasCgroup = this.options.cgroups?.manager !== undefined;
     // As root, no user namespace: bubblewrap would map the command's uid back to root. setpriv
@@ -229,7 +260,9 @@ export class BubblewrapSandbox implements TSandbox {
       "--proc", "/proc",
       "--dev", "/dev",
       ...tmp,
-      "--bind", workspace, "/workspace",
+      ...(folders
+        ? ["--bind-fd", String(SCOPE_ROOT_FD), "/workspace", ...(folders.shared ? ["--ro-bind-fd", String(SCOPE_SHARED_FD), `/workspace/${folders.sharedAt}`] : [])]
+        : ["--bind", workspace, "/workspace"]),
       "--chdir", "/workspace",
       "--setenv", "HOME", "/workspace",
       "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
@@ -241,7 +274,7 @@ export class BubblewrapSandbox implements TSandbox {
     ];
   }
 
-  private async execute(options: TRunCommandOptions, workspace: string, fileSizeLimit: number, cgroup: TCommandCgroup | undefined): Promise<TOutcome> {
+  private async execute(options: TRunCommandOptions, workspace: string, fileSizeLimit: number, cgroup: TCommandCgroup | undefined, folders?: TScopeFolders): Promise<TOutcome> {
     // The shell waits on fd 3 until the cgroup has it, then becomes bwrap: bwrap and everything it
     // starts are in the cgroup from their first instruction. A closed fd 3 means "do not start".
     // SIGXFSZ ignored (inherited by everything the command runs): a write past the file size limit
@@ -250,11 +283,14 @@ export class BubblewrapSandbox implements TSandbox {
     // detached: the command gets its own process group, which the timeout kills as a whole.
     // An empty environment: nothing of the app's (keys, DATABASE_URL) reaches the command.
     const gateScript = `trap '' XFSZ; read -r _ <&3 && exec 3<&- && exec "$0" "$@"`;
-    const child = spawn("/bin/sh", ["-c", gateScript, this.bwrap, ...this.arguments(workspace, fileSizeLimit, options.command)], {
+    // A worker's folders arrive as descriptors 4 and 5 (see openScope).
+    const scopeDescriptors: ("ignore" | number)[] = folders ? [folders.root.fd, folders.shared?.fd ?? "ignore"] : [];
+    const stdio: ("pipe" | "ignore" | number)[] = ["pipe", "pipe", "pipe", "pipe", ...scopeDescriptors];
+    const child = spawn("/bin/sh", ["-c", gateScript, this.bwrap, ...this.arguments(workspace, fileSizeLimit, options.command, folders)], {
       env: {} as NodeJS.ProcessEnv,
       detached: true,
-      stdio: ["pipe", "pipe", "pipe", "pipe"],
-    });
+      stdio,
+    }) as ChildProcessByStdio<Writable, Readable, Readable>;
     const exited = new Promise<number | null>((resolve) => {
       child.on("error", () => resolve(127));
       child.on("close", (code) => resolve(code));

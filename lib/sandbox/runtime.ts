@@ -5,7 +5,8 @@ import { createLogger } from "@/lib/observability/logger";
 import { BubblewrapSandbox, findBubblewrap, missingSandboxTools, type TSandboxEnforcement } from "./bubblewrap-sandbox";
 import { detectCgroups } from "./cgroups";
 import { E2bSandbox, RemoteWorkspace } from "./e2b-sandbox";
-import type { TSandbox } from "./types";
+import { ScopedWorkspace, writableFolder } from "./scoped-workspace";
+import type { TSandbox, TWorkspaceScope } from "./types";
 import { Workspace, type TWorkspaceFiles, type TWorkspaceLimits } from "./workspace-files";
 import type { TWorkspaceOwner } from "./workspace-usage";
 
@@ -21,7 +22,13 @@ export type TSandboxRuntime = {
   limits: TWorkspaceLimits;
   /** Bubblewrap only: which limits hold on this host and which do not (cgroups missing, old bwrap). */
   enforcement?: TSandboxEnforcement;
-  workspaceFor(userId: string, sessionId: string): TWorkspaceFiles;
+  /** With a scope (a worker's), only the scope's folders of the user's workspace. */
+  workspaceFor(userId: string, sessionId: string, scope?: TWorkspaceScope): TWorkspaceFiles;
+  /**
+   * A folder of the user's local workspace for writing (a worker's deliveries, shared/<task>/),
+   * opened without following links whatever the sandbox mode.
+   */
+  folderFor(userId: string, relative: string): TWorkspaceFiles;
 };
 
 const log = createLogger("sandbox");
@@ -42,14 +49,16 @@ export function createSandboxRuntime(config: TBehaviourConfig, overrides: { e2b?
   // When the app runs as root, sandboxed commands run as runAsUid/runAsGid, and whatever the file
   // tools create is given to that user so both sides can use it.
   const owner: TWorkspaceOwner | undefined = process.getuid?.() === 0 ? { uid: config.sandbox.runAsUid, gid: config.sandbox.runAsGid } : undefined;
-  const local = (userId: string) => new Workspace(workspaceRoot(userId), limits, { owner });
+  const local = (userId: string, _sessionId: string, scope?: TWorkspaceScope): TWorkspaceFiles =>
+    scope ? new ScopedWorkspace(workspaceRoot(userId), scope, limits, owner) : new Workspace(workspaceRoot(userId), limits, { owner });
+  const folderFor = (userId: string, relative: string) => writableFolder(workspaceRoot(userId), relative, limits, owner);
   const { mode } = config.sandbox;
   if (mode === "none") {
-    return { mode: "none", reason: "The administrator turned the shell off (sandbox.mode: none).", limits, workspaceFor: local };
+    return { mode: "none", reason: "The administrator turned the shell off (sandbox.mode: none).", limits, workspaceFor: local, folderFor };
   }
   if (mode === "e2b") {
     if (!overrides.e2b && !process.env.E2B_API_KEY && !process.env.E2B_DOMAIN && !process.env.E2B_API_URL) {
-      return { mode: "none", reason: "sandbox.mode is e2b, but E2B_API_KEY / E2B_DOMAIN are not set.", limits, workspaceFor: local };
+      return { mode: "none", reason: "sandbox.mode is e2b, but E2B_API_KEY / E2B_DOMAIN are not set.", limits, workspaceFor: local, folderFor };
     }
     const sandbox =
       overrides.e2b ??
@@ -58,7 +67,9 @@ export function createSandboxRuntime(config: TBehaviourConfig, overrides: { e2b?
       mode: "e2b",
       sandbox,
       limits,
+      // A worker's session has a remote sandbox of its own, so a scope needs nothing more here.
       workspaceFor: (userId, sessionId) => new RemoteWorkspace(() => sandbox.sandboxFor(userId, sessionId), limits),
+      folderFor,
     };
   }
   const bwrap = findBubblewrap();
@@ -68,11 +79,12 @@ export function createSandboxRuntime(config: TBehaviourConfig, overrides: { e2b?
       reason: "No sandbox is available: bubblewrap is not installed (apt-get install bubblewrap), so the shell is off.",
       limits,
       workspaceFor: local,
+      folderFor,
     };
   }
   const missing = missingSandboxTools();
   if (missing.length) {
-    return { mode: "none", reason: `No sandbox is available: ${missing.join(" and ")} (util-linux) are missing, so the shell is off.`, limits, workspaceFor: local };
+    return { mode: "none", reason: `No sandbox is available: ${missing.join(" and ")} (util-linux) are missing, so the shell is off.`, limits, workspaceFor: local, folderFor };
   }
   const sandbox = new BubblewrapSandbox({
     workspaceRoot,
@@ -86,7 +98,7 @@ export function createSandboxRuntime(config: TBehaviourConfig, overrides: { e2b?
     cgroups: detectCgroups(),
     bwrapPath: bwrap,
   });
-  return { mode: "bubblewrap", sandbox, limits, enforcement: sandbox.enforcement, workspaceFor: local };
+  return { mode: "bubblewrap", sandbox, limits, enforcement: sandbox.enforcement, workspaceFor: local, folderFor };
 }
 
 /** One log line saying what the sandbox enforces here and, as a warning, what it cannot. */

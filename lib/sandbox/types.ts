@@ -10,9 +10,18 @@ export type TCommandResult = {
   notes?: string[];
 };
 
+/**
+ * A worker's view of its owner's workspace (lib/agents): its scratch folder is its whole workspace
+ * (read-write), and its task's delivery folder appears read-only as `shared/` inside it. Both are
+ * paths relative to the owner's workspace, e.g. { root: "agents/coder/k3x9a1", shared: "shared/k3x9a1" }.
+ */
+export type TWorkspaceScope = { root: string; shared?: string };
+
 export type TRunCommandOptions = {
   userId: string;
   sessionId: string;
+  /** Only these folders of the user's workspace are visible to the command (a worker's). */
+  scope?: TWorkspaceScope;
   command: string;
   /** Text passed on standard input (run_python sends its program this way). */
   stdin?: string;

@@ -121,22 +121,45 @@ export interface TWorkspaceFiles {
   list(requested?: string): Promise<{ relative: string; entries: TListEntry[] }>;
 }
 
+export type TWorkspaceOptions = {
+  owner?: TWorkspaceOwner;
+  /**
+   * A folder inside a user's workspace (a worker's scratch or delivery folder, scoped-workspace.ts):
+   * the root must resolve to exactly this real path (no symlink on the way), and the quota is
+   * measured over `usageRoot`, the whole workspace.
+   */
+  expectedRealRoot?: string;
+  usageRoot?: string;
+  /** Reads only: writes and deletes are refused. */
+  readOnly?: boolean;
+};
+
 export class Workspace implements TWorkspaceFiles {
   private realRoot: string | undefined;
 
   constructor(
     readonly root: string,
     readonly limits: TWorkspaceLimits,
-    private readonly options: { owner?: TWorkspaceOwner } = {},
+    private readonly options: TWorkspaceOptions = {},
   ) {}
 
   private async rootReal(): Promise<string> {
     if (!this.realRoot) {
-      const created = await mkdir(this.root, { recursive: true, mode: 0o700 });
-      if (created && this.options.owner) await chown(this.root, this.options.owner.uid, this.options.owner.gid);
-      this.realRoot = await realpath(this.root);
+      if (this.options.expectedRealRoot === undefined) {
+        const created = await mkdir(this.root, { recursive: true, mode: 0o700 });
+        if (created && this.options.owner) await chown(this.root, this.options.owner.uid, this.options.owner.gid);
+      }
+      const real = await realpath(this.root);
+      if (this.options.expectedRealRoot !== undefined && real !== this.options.expectedRealRoot) {
+        throw new WorkspacePathError("This folder was replaced by a link to somewhere else; it is refused.");
+      }
+      this.realRoot = real;
     }
     return this.realRoot;
+  }
+
+  private assertWritable(): void {
+    if (this.options.readOnly) throw new WorkspacePathError("This folder is read-only here (deliveries are made with the deliver tool).");
   }
 
   /** Gives something the app just created to the sandbox's user (when the app runs as root). */
@@ -150,7 +173,7 @@ export class Workspace implements TWorkspaceFiles {
     if (quota === undefined) return;
     const root = await this.rootReal();
     const relative = await this.normalize(requested);
-    const usage = await surveyWorkspace(root, { repair: false });
+    const usage = await surveyWorkspace(this.options.usageRoot ?? root, { repair: false });
     // The file being replaced frees its space; its current size is only an estimate here (the
     // write itself goes through the checked open below), so a plain lstat will do.
     const replaced = await lstat(path.join(root, relative)).then((stats) => (stats.isFile() ? stats.blocks * 512 : 0), () => 0);
@@ -261,6 +284,7 @@ export class Workspace implements TWorkspaceFiles {
   }
 
   async writeText(requested: string, text: string): Promise<{ relative: string; bytes: number; created: boolean }> {
+    this.assertWritable();
     const bytes = Buffer.byteLength(text, "utf8");
     if (bytes > this.limits.maxWriteBytes) {
       throw new AppError("payload_too_large", `The content is ${bytes} bytes; the limit for writing is ${this.limits.maxWriteBytes} bytes.`);
@@ -291,6 +315,7 @@ export class Workspace implements TWorkspaceFiles {
   }
 
   async deleteFile(requested: string): Promise<string> {
+    this.assertWritable();
     const { handle, relative } = await this.openFile(requested, FS.O_RDONLY, "write");
     try {
       await this.verifyOpenedFile(handle, relative);
@@ -356,4 +381,49 @@ function trimPartialCharacter(sample: Buffer): Buffer {
     if ((byte & 0x80) === 0) break;
   }
   return sample;
+}
+
+/**
+ * Opens (and with `create`, makes) the folder `relative` below `root` one component at a time,
+ * each opened relative to the verified one before it with O_NOFOLLOW, so no symlink anywhere on
+ * the way is followed — the folder is inside `root` whatever else writes there. The caller closes
+ * the handle. Used for a worker's folders, which the owner's own agent could otherwise swap for links.
+ */
+export async function openDirectoryBeneath(root: string, relative: string, options: { create: boolean; owner?: TWorkspaceOwner }): Promise<FileHandle> {
+  const parts = relative.split("/").filter((part) => part !== "" && part !== ".");
+  if (parts.some((part) => part === ".." || part.includes("\0") || Buffer.byteLength(part) > MAX_NAME_BYTES)) {
+    throw new WorkspacePathError(`"${relative}" is not a folder name below the workspace.`);
+  }
+  await mkdir(root, { recursive: true, mode: 0o700 });
+  let dir = await open(root, FS.O_RDONLY | FS.O_DIRECTORY);
+  try {
+    for (const part of parts) {
+      const next = `/proc/self/fd/${dir.fd}/${part}`;
+      if (options.create) {
+        await mkdir(next, { mode: 0o700 }).then(
+          async () => {
+            if (options.owner) await chown(next, options.owner.uid, options.owner.gid);
+          },
+          (error: NodeJS.ErrnoException) => {
+            if (error.code !== "EEXIST") throw new WorkspacePathError(`Cannot create the folder "${relative}" (${error.code}).`);
+          },
+        );
+      }
+      const child = await open(next, FS.O_RDONLY | FS.O_DIRECTORY | FS.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ENOENT") throw new AppError("not_found", `No such folder: ${relative}`);
+        throw new WorkspacePathError(`"${relative}" goes through a symlink or a file where a folder should be.`);
+      });
+      await dir.close();
+      dir = child;
+    }
+    return dir;
+  } catch (error) {
+    await dir.close();
+    throw error;
+  }
+}
+
+/** The real path of an open descriptor (what the kernel says it is, whatever was renamed). */
+export async function realPathOf(handle: FileHandle): Promise<string> {
+  return descriptorPath(handle);
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { releaseSessionResources } from "@/lib/capabilities/capabilities";
 import { db } from "@/lib/db/client";
-import type { ChatSession, RunTrigger } from "@/lib/db/generated/client";
+import type { ChatSession, Prisma, RunTrigger } from "@/lib/db/generated/client";
 import { storableText } from "@/lib/db/storable";
 import { AppError } from "@/lib/errors";
 import type { TRunTriggerName, TSessionStatus, TSessionSummary } from "@/lib/wire/chat";
@@ -40,6 +40,8 @@ export async function createSession(options: {
   parentSessionId?: string;
   /** Sites the new session may send data to from the start (a sub-agent inherits its parent's). */
   allowedOrigins?: readonly string[];
+  /** What every run of the session works under (a worker's profile, a team; lib/agents). */
+  runProfile?: Prisma.InputJsonValue;
 }): Promise<ChatSession> {
   return db().chatSession.create({
     data: {
@@ -48,6 +50,7 @@ export async function createSession(options: {
       trigger: (options.trigger ?? "web").toUpperCase() as RunTrigger,
       parentSessionId: options.parentSessionId,
       allowedOrigins: options.allowedOrigins ? [...options.allowedOrigins] : undefined,
+      runProfile: options.runProfile,
     },
   });
 }

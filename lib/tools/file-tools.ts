@@ -25,7 +25,7 @@ async function guarded(action: () => Promise<TToolResult | string>): Promise<TTo
 }
 
 export function createFileTools(runtime: TSandboxRuntime, options: { deleteFile: boolean }): TTool[] {
-  const workspace = (context: TToolContext) => runtime.workspaceFor(context.userId, context.sessionId);
+  const workspace = (context: TToolContext) => runtime.workspaceFor(context.userId, context.sessionId, context.workspace);
 
   const listDir = defineTool({
     name: "list_dir",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import type { TContentPart, TToolDefinition } from "@/lib/providers/types";
+import type { TWorkspaceScope } from "@/lib/sandbox/types";
 
 /**
  * One registration exposes a tool everywhere: to every provider (JSON Schema generated from the
@@ -10,7 +11,12 @@ import type { TContentPart, TToolDefinition } from "@/lib/providers/types";
 export type TToolRisk = "read" | "write" | "execute" | "external";
 
 /** A progress update from a running tool; the chat shows the latest one on the tool's card. */
-export type TToolProgress = { text: string; fraction?: number };
+export type TToolProgress = {
+  text: string;
+  fraction?: number;
+  /** Structured state for a card that shows more than a line (the workers of a debate); JSON. */
+  detail?: unknown;
+};
 
 /** What a tool may ask of the run that called it: a child run (a sub-agent) working on a task. */
 export type TChildRunRequest = {
@@ -46,6 +52,14 @@ export type TToolContext = {
   progress: (update: TToolProgress) => void;
   /** Starts a child run and waits for its result; absent where runs cannot nest any deeper. */
   startChildRun?: (request: TChildRunRequest) => Promise<TChildRunResult>;
+  /** The run this call belongs to (per-run limits, such as delegations per run). */
+  runId?: string;
+  /** How many parent runs this run has (0 for a chat, 1 for its workers). */
+  depth?: number;
+  /** Whether calls needing approval pause for the owner ("ask") or are denied (unattended runs). */
+  approvals?: "ask" | "deny";
+  /** The folders of the owner's workspace this run may see (a worker's); the whole workspace when absent. */
+  workspace?: TWorkspaceScope;
 };
 
 export type TToolResult = { content: TContentPart[]; isError?: boolean };

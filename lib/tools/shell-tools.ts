@@ -22,7 +22,7 @@ export function createShellTools(runtime: TSandboxRuntime, options: { timeoutSec
     risk: "execute",
     preview: async ({ command }) => ({ title: "Run a shell command", command }),
     async execute({ command, timeout_seconds }, context) {
-      const result = await sandbox.run({ userId: context.userId, sessionId: context.sessionId, command, timeoutMs: (timeout_seconds ?? options.timeoutSeconds) * 1000, signal: context.signal });
+      const result = await sandbox.run({ userId: context.userId, sessionId: context.sessionId, scope: context.workspace, command, timeoutMs: (timeout_seconds ?? options.timeoutSeconds) * 1000, signal: context.signal });
       return { content: [{ type: "text", text: formatCommandResult(result) }], isError: result.exitCode !== 0 };
     },
   });
@@ -35,7 +35,7 @@ export function createShellTools(runtime: TSandboxRuntime, options: { timeoutSec
     risk: "execute",
     preview: async ({ code }) => ({ title: "Run a Python program", command: code }),
     async execute({ code }, context) {
-      const result = await sandbox.run({ userId: context.userId, sessionId: context.sessionId, command: "python3 -", stdin: code, timeoutMs: options.timeoutSeconds * 1000, signal: context.signal });
+      const result = await sandbox.run({ userId: context.userId, sessionId: context.sessionId, scope: context.workspace, command: "python3 -", stdin: code, timeoutMs: options.timeoutSeconds * 1000, signal: context.signal });
       return { content: [{ type: "text", text: formatCommandResult(result) }], isError: result.exitCode !== 0 };
     },
   });

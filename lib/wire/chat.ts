@@ -46,7 +46,7 @@ export type TChatDataParts = {
   run: { runId: string; userStep: string | null };
   approval: TApprovalView;
   /** The latest progress of a running tool call (same id as the call, so it replaces itself). */
-  progress: { toolCallId: string; text: string; fraction?: number };
+  progress: { toolCallId: string; text: string; fraction?: number; detail?: unknown };
 };
 
 export type TChatUsage = { inputTokens: number; outputTokens: number };
@@ -106,4 +106,10 @@ export type TStepRow = {
   outputTokens: number | null;
   provider: string | null;
   model: string | null;
+  /**
+   * Multi-agent: the worker sessions that hang under this step (a delegate, debate or pipeline
+   * call); `childSessionId` is the first of them. Absent on other steps.
+   */
+  childSessionId?: string;
+  childSessions?: { sessionId: string; agent: string; status: string }[];
 };

@@ -62,7 +62,11 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
         yield { type: "tool-input-available", toolCallId: event.call.id, toolName: event.call.name, input: event.call.arguments ?? {}, dynamic: true };
         break;
       case "tool-progress":
-        yield data("progress", { toolCallId: event.callId, text: event.progress.text, fraction: event.progress.fraction }, { id: `progress-${event.callId}` });
+        yield data(
+          "progress",
+          { toolCallId: event.callId, text: event.progress.text, fraction: event.progress.fraction, ...(event.progress.detail === undefined ? {} : { detail: event.progress.detail }) },
+          { id: `progress-${event.callId}` },
+        );
         break;
       case "tool-end":
         yield {
