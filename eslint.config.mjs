@@ -8,7 +8,7 @@ import nextTypescript from "eslint-config-next/typescript";
 const LIB_LAYERS = [
   ["errors.ts", "config", "observability", "net", "wire", "db", "http"],
   ["providers", "sandbox", "settings", "jobs"],
-  ["tools", "browser"],
+  ["tools", "browser", "memory"],
   ["capabilities", "approvals", "auth", "users"],
   ["agent"],
   ["sessions"],
