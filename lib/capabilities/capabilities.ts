@@ -1,6 +1,7 @@
 import { createBrowserTools } from "@/lib/browser/browser-tools";
 import { browserWorkerFromEnvironment, closeBrowserSession } from "@/lib/browser/worker-client";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
+import { memoryCapability } from "@/lib/memory/memory-capability";
 import { createLogger } from "@/lib/observability/logger";
 import { sandboxRuntime, type TSandboxRuntime } from "@/lib/sandbox/runtime";
 import { calculatorTool } from "@/lib/tools/calculator";
@@ -35,6 +36,8 @@ function buildProviders(runtime: TSandboxRuntime, config: TBehaviourConfig): TTo
       releaseSession: async (session) => runtime.sandbox?.releaseSession(session.sessionId),
     },
     { id: "browser", tools: () => browser, releaseSession: (session) => closeBrowserSession(session) },
+    // Memory and knowledge-base tools, and recall before every model call (lib/memory).
+    memoryCapability(),
   ];
 }
 

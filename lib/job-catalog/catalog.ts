@@ -2,6 +2,7 @@ import { pruneAuthRecordsJob } from "@/lib/auth/prune-job";
 import type { TAnyJobDefinition } from "@/lib/jobs/define-job";
 import { jobsPruneJob } from "@/lib/jobs/builtin/jobs-prune";
 import { installJobs } from "@/lib/jobs/installed-jobs";
+import { memoryJobs } from "@/lib/memory/jobs";
 import { cleanRunStateJob, expireApprovalsJob } from "@/lib/runs/run-jobs";
 
 /**
@@ -14,5 +15,5 @@ import { cleanRunStateJob, expireApprovalsJob } from "@/lib/runs/run-jobs";
  * inngest/functions.ts, instrumentation.ts) import the catalog. Loading it installs the jobs for
  * the engine's sendEvent, which domains call without importing this file.
  */
-export const jobCatalog: readonly TAnyJobDefinition[] = [pruneAuthRecordsJob, jobsPruneJob, expireApprovalsJob, cleanRunStateJob];
+export const jobCatalog: readonly TAnyJobDefinition[] = [pruneAuthRecordsJob, jobsPruneJob, expireApprovalsJob, cleanRunStateJob, ...memoryJobs];
 installJobs(jobCatalog);
