@@ -26,7 +26,8 @@ export type TReembedScope = "missing" | "stale";
 type TPending = { table: TEntryTable; id: string; text: string };
 
 async function pendingRows(scope: TReembedScope, modelKey: string, limit: number): Promise<TPending[]> {
-  const condition = scope === "missing" ? "entry.model IS NULL" : "entry.model IS DISTINCT FROM $1";
+  // $1 is the current model either way (typed, so PostgreSQL knows it even where it is unused).
+  const condition = scope === "missing" ? "entry.model IS NULL AND $1::text IS NOT NULL" : "entry.model IS DISTINCT FROM $1::text";
   const memories = await dbPool().query<{ id: string; text: string }>(
     `SELECT entry.memory_id AS id, memory."content" AS text FROM search_index.memory_entries entry JOIN "memories" memory ON memory."id" = entry.memory_id
      WHERE ${condition} ORDER BY entry.memory_id LIMIT $2`,
