@@ -30,9 +30,10 @@ export const memoryExtractionJob = defineJob(
   async ({ event, step, signal }) => {
     const { userId, sessionId } = event.data;
     const quietMs = getBehaviourConfig().memory.extraction.quietMinutes * 60_000;
-    await step.sleep("wait-for-quiet", quietMs);
+    // quietMinutes 0 (tests, or "extract right after every run"): no wait at all.
+    if (quietMs > 0) await step.sleep("wait-for-quiet", quietMs);
     for (let attempt = 0; attempt < 5 && (await step.run(`busy-${attempt}`, () => sessionIsBusy(sessionId))); attempt++) {
-      await step.sleep(`wait-again-${attempt}`, Math.max(quietMs, 60_000));
+      await step.sleep(`wait-again-${attempt}`, Math.max(quietMs, 1_000));
     }
     const prepared = await step.run("prepare", () => prepareExtraction({ userId, sessionId }));
     if (prepared.status === "skipped") return prepared;
