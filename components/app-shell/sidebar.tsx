@@ -13,6 +13,7 @@ type TNavItem = { href: string; label: string; icon: React.ReactNode; match: (pa
 function navItems(isAdmin: boolean): TNavItem[] {
   const items: TNavItem[] = [
     { href: "/", label: "Chat", icon: <ChatIcon />, match: (path) => path === "/" || path.startsWith("/chat") },
+    { href: "/knowledge", label: "Knowledge", icon: <BookIcon />, match: (path) => path.startsWith("/knowledge") },
     { href: "/settings", label: "Settings", icon: <SettingsIcon />, match: (path) => path.startsWith("/settings") },
   ];
   if (isAdmin) {
@@ -172,6 +173,14 @@ function SettingsIcon() {
     <Icon>
       <circle cx="12" cy="12" r="3" />
       <path d="M19.4 15a1.7 1.7 0 0 0 .3 1.8l.1.1a2 2 0 1 1-2.8 2.8l-.1-.1a1.7 1.7 0 0 0-1.8-.3 1.7 1.7 0 0 0-1 1.5V21a2 2 0 1 1-4 0v-.1a1.7 1.7 0 0 0-1.1-1.5 1.7 1.7 0 0 0-1.8.3l-.1.1a2 2 0 1 1-2.8-2.8l.1-.1a1.7 1.7 0 0 0 .3-1.8 1.7 1.7 0 0 0-1.5-1H3a2 2 0 1 1 0-4h.1a1.7 1.7 0 0 0 1.5-1.1 1.7 1.7 0 0 0-.3-1.8l-.1-.1a2 2 0 1 1 2.8-2.8l.1.1a1.7 1.7 0 0 0 1.8.3H9a1.7 1.7 0 0 0 1-1.5V3a2 2 0 1 1 4 0v.1a1.7 1.7 0 0 0 1 1.5 1.7 1.7 0 0 0 1.8-.3l.1-.1a2 2 0 1 1 2.8 2.8l-.1.1a1.7 1.7 0 0 0-.3 1.8V9a1.7 1.7 0 0 0 1.5 1H21a2 2 0 1 1 0 4h-.1a1.7 1.7 0 0 0-1.5 1Z" />
+    </Icon>
+  );
+}
+
+function BookIcon() {
+  return (
+    <Icon>
+      <path d="M4 19.5A2.5 2.5 0 0 1 6.5 17H20V3H6.5A2.5 2.5 0 0 0 4 5.5v14ZM4 19.5A2.5 2.5 0 0 0 6.5 22H20v-5" />
     </Icon>
   );
 }

@@ -60,3 +60,15 @@ export type TKnowledgeSearchResult = {
   content: string;
   score: number;
 };
+
+/** Admin → Memory: the embedding provider, how many rows have vectors of it, and the re-embed job. */
+export type TEmbeddingAdminStatus = {
+  configured: boolean;
+  model: string | null;
+  dimensions: number | null;
+  modelKey: string | null;
+  memories: { total: number; current: number; otherModel: number; missing: number };
+  chunks: { total: number; current: number; otherModel: number; missing: number };
+  /** The latest re-embed or backfill run on the embedded runner (none on Inngest). */
+  lastRun: { id: string; jobId: string; status: string; createdAt: string; endedAt: string | null; error: string | null } | null;
+};

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { ApiTokens } from "@/components/settings/api-tokens";
 import { PasswordForm } from "@/components/settings/password-form";
 import { ProfileForm } from "@/components/settings/profile-form";
@@ -31,6 +32,12 @@ export default async function SettingsPage() {
           description="Signed in on a device you no longer use? End every session and every API token at once; you will need to sign in again here too."
         >
           <SignOutEverywhere />
+        </Section>
+
+        <Section id="memory" title="Memory" description="What xclaw remembers about you across chats, and whether it learns from your conversations.">
+          <Link href="/settings/memory" className="text-sm font-medium underline underline-offset-2">
+            Manage your memories
+          </Link>
         </Section>
 
         <Section

@@ -3,18 +3,10 @@ import { sendEvent } from "@/lib/jobs/send-event";
 import { embeddingSettings } from "./embeddings";
 import { embeddingCoverage } from "./entries";
 import { REEMBED_EVENT } from "./reembed";
+import type { TEmbeddingAdminStatus } from "@/lib/wire/memory";
 
-/** Admin → Memory: the embedding provider, how many rows have vectors of it, and the re-embed job. */
-export type TEmbeddingAdminStatus = {
-  configured: boolean;
-  model: string | null;
-  dimensions: number | null;
-  modelKey: string | null;
-  memories: { total: number; current: number; otherModel: number; missing: number };
-  chunks: { total: number; current: number; otherModel: number; missing: number };
-  /** The latest re-embed or backfill run on the embedded runner (none on Inngest). */
-  lastRun: { id: string; jobId: string; status: string; createdAt: string; endedAt: string | null; error: string | null } | null;
-};
+export type { TEmbeddingAdminStatus };
+
 
 export async function embeddingAdminStatus(): Promise<TEmbeddingAdminStatus> {
   const settings = embeddingSettings();
