@@ -27,7 +27,7 @@ export function vectorExpression(modelKey: string, column = "embedding"): string
   return `${column}::vector(${dimensionsOfModelKey(modelKey)})`;
 }
 
-export async function ensureVectorIndex(table: TEntryTable, modelKey: string): Promise<void> {
+export async function ensureVectorIndex(table: TEntryTable, modelKey: string, options: { maintenanceWorkMem?: string } = {}): Promise<void> {
   const name = vectorIndexName(table, modelKey);
   if (ensured.has(name)) return;
   const client = await dbPool().connect();
@@ -36,7 +36,7 @@ export async function ensureVectorIndex(table: TEntryTable, modelKey: string): P
     if (!rows.length) {
       const started = performance.now();
       // A build over existing rows (a restored database, the bench) is faster with room to sort in.
-      await client.query(`SET maintenance_work_mem = '256MB'`);
+      await client.query(`SET maintenance_work_mem = ${pg.escapeLiteral(options.maintenanceWorkMem ?? "256MB")}`);
       try {
         await client.query(
           `CREATE INDEX IF NOT EXISTS ${pg.escapeIdentifier(name)} ON search_index.${table} USING hnsw ((${vectorExpression(modelKey)}) vector_cosine_ops) WHERE model = ${pg.escapeLiteral(modelKey)}`,
