@@ -122,8 +122,11 @@ export function chunkText(text: string, options: TChunkOptions): TChunk[] {
       emit();
       currentHeading = headingPath();
       carryOverlap(previous);
-      current.push(current.length ? separator + piece : piece);
-      currentTokens += estimateTokens(piece);
+      // The overlap gives way to the piece: a chunk never grows past the size.
+      while (current.length && currentTokens + estimateTokens(separator + piece) > options.chunkTokens) currentTokens -= estimateTokens(current.shift()!);
+      const text = current.length ? separator + piece : piece;
+      current.push(text);
+      currentTokens += estimateTokens(text);
       return;
     }
     current.push(text);
