@@ -19,7 +19,7 @@ import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { clearProviderEnvironment, newSession, sendChat, useFakeProvider } from "../support/chat";
 import { call, createUser, ORIGIN } from "../support/http";
 import { waitUntil } from "../support/jobs";
-import { chatRequests, clearEmbeddingEnvironment, useFakeEmbeddings, useMemoryTestConfig } from "../support/memory";
+import { chatRequests, clearEmbeddingEnvironment, useFakeEmbeddings, writeMemoryTestConfig } from "../support/memory";
 import { buildPdf } from "../support/pdf";
 
 /**
@@ -30,7 +30,7 @@ import { buildPdf } from "../support/pdf";
  * instructions stay data (the tool call they provoke still needs approval); kb_index and kb_search.
  */
 process.env.XCLAW_DATA_DIR = mkdtempSync(path.join(os.tmpdir(), "xclaw-knowledge-"));
-useMemoryTestConfig({ "knowledge.maxFileBytes": 64 * 1024, "knowledge.maxPdfPages": 3, "sandbox.mode": "none" });
+writeMemoryTestConfig({ "knowledge.maxFileBytes": 64 * 1024, "knowledge.maxPdfPages": 3, "sandbox.mode": "none" });
 
 let fake: TFakeLlm;
 let runner: TJobRunner;

@@ -11,7 +11,7 @@ import { vectorIndexName } from "@/lib/memory/search/vector-index";
 import { semanticEmbeddingFor } from "../fake-llm/embeddings";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { waitForRun } from "../support/jobs";
-import { clearEmbeddingEnvironment, useFakeEmbeddings, useMemoryTestConfig } from "../support/memory";
+import { clearEmbeddingEnvironment, useFakeEmbeddings, writeMemoryTestConfig } from "../support/memory";
 import { call, createUser } from "../support/http";
 
 /**
@@ -19,7 +19,7 @@ import { call, createUser } from "../support/http";
  * one is configured, and a model switch never compares vectors of two models until the admin's
  * re-embed has run (then the old model's index is dropped).
  */
-useMemoryTestConfig();
+writeMemoryTestConfig();
 
 let fake: TFakeLlm;
 let runner: TJobRunner;

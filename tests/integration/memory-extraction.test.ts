@@ -10,14 +10,14 @@ import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { clearProviderEnvironment, newSession, sendChat, useFakeProvider } from "../support/chat";
 import { createUser } from "../support/http";
 import { waitForRun, waitUntil } from "../support/jobs";
-import { clearEmbeddingEnvironment, useFakeEmbeddings, useMemoryTestConfig } from "../support/memory";
+import { clearEmbeddingEnvironment, useFakeEmbeddings, writeMemoryTestConfig } from "../support/memory";
 
 /**
  * Extraction with a scripted model: a quiet conversation's user messages become memories the mem0
  * way (add / update / delete / nothing; an id the model was not given is ignored), within the caps
  * (under 200 characters: nothing sent; a daily limit; a 4xx is not retried; the user's switch).
  */
-useMemoryTestConfig({ "memory.extraction.dailyLimit": 2 });
+writeMemoryTestConfig({ "memory.extraction.dailyLimit": 2 });
 
 let fake: TFakeLlm;
 let runner: TJobRunner;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dbPool, disconnectDatabase } from "@/lib/db/client";
 import { vectorSearch, vectorSearchStatement } from "@/lib/memory/search/hybrid-search";
 import { ensureVectorIndex, vectorIndexName } from "@/lib/memory/search/vector-index";
-import { useMemoryTestConfig } from "../support/memory";
+import { writeMemoryTestConfig } from "../support/memory";
 
 /**
  * A user who owns 1% of the rows still gets k nearest rows through the HNSW index: a filter on an
@@ -12,7 +12,7 @@ import { useMemoryTestConfig } from "../support/memory";
  * statement returns fewer. At this test's size the planner would rather scan the table (which is
  * exact and proves nothing), so sequential scans are turned off for this file's database.
  */
-useMemoryTestConfig();
+writeMemoryTestConfig();
 
 beforeAll(async () => {
   if (process.env.XCLAW_TEST_DATABASE === "postgres") {

@@ -5,7 +5,7 @@ import { GET as exportRoute } from "@/app/api/memories/export/route";
 import { GET as settingsRoute, PATCH as patchSettingsRoute } from "@/app/api/memories/settings/route";
 import { db, dbPool } from "@/lib/db/client";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
-import { chatRequests, clearEmbeddingEnvironment, embeddingRequests, useFakeEmbeddings, useMemoryTestConfig } from "../support/memory";
+import { chatRequests, clearEmbeddingEnvironment, embeddingRequests, useFakeEmbeddings, writeMemoryTestConfig } from "../support/memory";
 import { clearProviderEnvironment, newSession, sendChat, useFakeProvider } from "../support/chat";
 import { call, createUser } from "../support/http";
 
@@ -14,7 +14,7 @@ import { call, createUser } from "../support/http";
  * API contract, duplicates, isolation between users, full-text-only mode, a Chinese query, the
  * memory tools and recall into a new session.
  */
-useMemoryTestConfig();
+writeMemoryTestConfig();
 
 let fake: TFakeLlm;
 beforeAll(async () => {

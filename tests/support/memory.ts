@@ -9,7 +9,7 @@ import type { TFakeLlm } from "../fake-llm/server";
  * before anything reads the configuration, i.e. at the top of a test file), and the embedding
  * provider pointed at the fake LLM with its bag-of-words model.
  */
-export function useMemoryTestConfig(settings: Record<string, unknown> = {}): string {
+export function writeMemoryTestConfig(settings: Record<string, unknown> = {}): string {
   const directory = mkdtempSync(path.join(os.tmpdir(), "xclaw-memory-"));
   const config = parseDocument(readFileSync(path.join(process.cwd(), "xclaw.yaml"), "utf8"));
   const defaults: Record<string, unknown> = {
