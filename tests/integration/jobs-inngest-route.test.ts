@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { jobCatalog } from "@/lib/job-catalog/catalog";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db/client";
 import { call } from "../support/http";
@@ -97,7 +98,7 @@ describe("/api/inngest", () => {
     const { GET, PUT } = await loadRoute({ XCLAW_CONFIG: inngestConfig, INNGEST_DEV: fakeUrl });
     const introspection = await call(GET, "/api/inngest");
     expect(introspection.status).toBe(200);
-    expect(introspection.json).toMatchObject({ mode: "dev", function_count: 2 });
+    expect(introspection.json).toMatchObject({ mode: "dev", function_count: jobCatalog.length });
 
     received.length = 0;
     const sync = await call(PUT, "/api/inngest", { body: {} });
@@ -110,7 +111,7 @@ describe("/api/inngest", () => {
     expect(prune?.triggers).toEqual([{ cron: "TZ=UTC 17 * * * *" }]);
     expect(prune?.singleton).toEqual({ mode: "skip" });
     expect(Object.values(prune!.steps)[0]?.retries).toEqual({ attempts: 2 });
-    expect(functions.functions.map((fn) => fn.id).sort()).toEqual(["xclaw-jobs.prune", "xclaw-rate-limits.prune"]);
+    expect(functions.functions.map((fn) => fn.id).sort()).toEqual(jobCatalog.map((job) => `xclaw-${job.id}`).sort());
   });
 
   describe("with INNGEST_SIGNING_KEY (cloud mode)", () => {
@@ -147,7 +148,7 @@ describe("/api/inngest", () => {
       expect(await call(GET, "/api/inngest")).toMatchObject({ status: 401, json: { message: "Unauthorized" } });
       const signed = await call(GET, "/api/inngest", { headers: { "x-inngest-signature": sign("", SIGNING_KEY) } });
       expect(signed.status).toBe(200);
-      expect(signed.json).toMatchObject({ mode: "cloud", function_count: 2, has_signing_key: true, authentication_succeeded: true });
+      expect(signed.json).toMatchObject({ mode: "cloud", function_count: jobCatalog.length, has_signing_key: true, authentication_succeeded: true });
     });
   });
 });
