@@ -134,35 +134,58 @@ async function measure(label: string, rows: number) {
   console.log(`  load (multi-row inserts of 500): ${(loadMs / 1000).toFixed(1)} s`);
   const build = await timed(() => ensureVectorIndex("memory_entries", MODEL_KEY, { maintenanceWorkMem: "1GB" }));
   console.log(`  HNSW index build (m=16, ef_construction=64, cosine): ${(build.ms / 1000).toFixed(1)} s`);
-  const plan = await (async () => {
+  const explain = async (hnswOnly: boolean) => {
     const statement = vectorSearchStatement("memory_entries", { userId: users[0]! }, MODEL_KEY, [...centres[0]!], 10);
     const client = await dbPool().connect();
     try {
       await client.query("BEGIN");
       await client.query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
+      if (hnswOnly) await client.query("SET LOCAL enable_seqscan = off");
       const { rows: lines } = await client.query(`EXPLAIN ${statement.text}`, statement.values);
       await client.query("COMMIT");
       return lines.map((line) => line["QUERY PLAN"] as string).find((line) => /Scan/.test(line) && !/CTE Scan/.test(line))?.trim();
     } finally {
       client.release();
     }
-  })();
-  console.log(`  plan: ${plan}`);
+  };
+  /** The app's vector search, or the same statement with the HNSW index as the only way in. */
+  const hnswSearch = async (userId: string, query: Float32Array, limit: number) => {
+    const statement = vectorSearchStatement("memory_entries", { userId }, MODEL_KEY, [...query], limit);
+    const client = await dbPool().connect();
+    try {
+      await client.query("BEGIN");
+      await client.query(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', '100', true)`);
+      await client.query("SET LOCAL enable_seqscan = off");
+      const { rows: found } = await client.query<{ id: string }>(statement.text, statement.values);
+      await client.query("COMMIT");
+      return found;
+    } finally {
+      client.release();
+    }
+  };
+  const line = (name: string, values: number[]) => console.log(`    ${name.padEnd(9)} p50 ${percentile(values, 50).toFixed(2).padStart(7)} ms   p95 ${percentile(values, 95).toFixed(2).padStart(7)} ms`);
 
+  // The same queries for both passes.
+  const workload = Array.from({ length: queries }, (_, index) => ({
+    userId: users[index % USERS]!,
+    query: around(centres[Math.floor(random() * CENTRES)]!, 0.3),
+    text: searchQuery(words(3))!,
+  }));
+  const exact = new Map<number, string[]>();
+  for (const [index, item] of workload.entries()) exact.set(index, await exactTop(item.userId, item.query));
+
+  console.log(`  ${queries} queries, each filtered to one user (1% of the rows)`);
+  console.log(`  a) as the app runs them (the planner picks; plan: ${await explain(false)}):`);
   const vectorMs: number[] = [];
   const lexicalMs: number[] = [];
   const hybridMs: number[] = [];
   let recallSum = 0;
   let returnedSum = 0;
-  for (let index = 0; index < queries; index++) {
-    const userId = users[index % USERS]!;
-    const query = around(centres[Math.floor(random() * CENTRES)]!, 0.3);
-    const text = searchQuery(words(3))!;
-    const exact = await exactTop(userId, query);
+  for (const [index, { userId, query, text }] of workload.entries()) {
     const vector = await timed(() => vectorSearch("memory_entries", { userId }, MODEL_KEY, [...query], 10));
     vectorMs.push(vector.ms);
     returnedSum += vector.value.length;
-    recallSum += vector.value.filter((hit) => exact.includes(hit.id)).length / Math.max(1, Math.min(10, exact.length));
+    recallSum += vector.value.filter((hit) => exact.get(index)!.includes(hit.id)).length / Math.max(1, Math.min(10, exact.get(index)!.length));
     lexicalMs.push((await timed(() => lexicalSearch("memory_entries", { userId }, text, 40))).ms);
     hybridMs.push(
       (
@@ -174,17 +197,29 @@ async function measure(label: string, rows: number) {
       ).ms,
     );
   }
-  const line = (name: string, values: number[]) => console.log(`  ${name.padEnd(9)} p50 ${percentile(values, 50).toFixed(2).padStart(7)} ms   p95 ${percentile(values, 95).toFixed(2).padStart(7)} ms`);
-  const recall = recallSum / queries;
-  console.log(`  ${queries} queries, each filtered to one user (1% of the rows):`);
-  console.log(`  recall@10 (HNSW vs exact): ${recall.toFixed(3)}   rows returned: ${(returnedSum / queries).toFixed(1)} of 10`);
+  console.log(`    recall@10 vs exact: ${(recallSum / queries).toFixed(3)}   rows returned: ${(returnedSum / queries).toFixed(1)} of 10`);
   line("vector", vectorMs);
   line("full-text", lexicalMs);
   line("hybrid", hybridMs);
-  return { recall, vectorP95: percentile(vectorMs, 95), buildMs: build.ms };
+
+  // b) The HNSW path alone: without the per-user B-tree and with sequential scans off.
+  await dbPool().query("DROP INDEX search_index.memory_entries_user_idx");
+  console.log(`  b) through the HNSW index with the iterative scan (plan: ${await explain(true)}):`);
+  const hnswMs: number[] = [];
+  let hnswRecall = 0;
+  let hnswReturned = 0;
+  for (const [index, { userId, query }] of workload.entries()) {
+    const found = await timed(() => hnswSearch(userId, query, 10));
+    hnswMs.push(found.ms);
+    hnswReturned += found.value.length;
+    hnswRecall += found.value.filter((hit) => exact.get(index)!.includes(hit.id)).length / Math.max(1, Math.min(10, exact.get(index)!.length));
+  }
+  console.log(`    recall@10 vs exact: ${(hnswRecall / queries).toFixed(3)}   rows returned: ${(hnswReturned / queries).toFixed(1)} of 10`);
+  line("vector", hnswMs);
+  return { recall: recallSum / queries, vectorP95: percentile(vectorMs, 95), buildMs: build.ms, hnswRecall: hnswRecall / queries, hnswP95: percentile(hnswMs, 95) };
 }
 
-const results: Record<string, { recall: number; vectorP95: number; buildMs: number }> = {};
+const results: Record<string, Awaited<ReturnType<typeof measure>>> = {};
 
 const adminUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
 if (adminUrl && postgresRows > 0) {
@@ -223,6 +258,6 @@ if (pgliteRows > 0) {
 
 if (results.postgres) {
   const pass = results.postgres.recall >= 0.95 && results.postgres.vectorP95 <= 20;
-  console.log(`\n  target on PostgreSQL (recall@10 ≥ 0.95, p95 ≤ 20 ms): ${pass ? "met" : "NOT met"}`);
+  console.log(`\n  target on PostgreSQL (recall@10 ≥ 0.95, p95 ≤ 20 ms), as the app runs: ${pass ? "met" : "NOT met"}; HNSW path: recall ${results.postgres.hnswRecall.toFixed(3)}, p95 ${results.postgres.hnswP95.toFixed(1)} ms`);
 }
 process.exit(0);

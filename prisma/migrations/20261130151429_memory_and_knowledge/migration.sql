@@ -176,6 +176,9 @@ CREATE TABLE "search_index"."memory_entries" (
     "search" tsvector NOT NULL
 );
 CREATE INDEX "memory_entries_search_idx" ON "search_index"."memory_entries" USING gin ("search");
+-- A user's own rows: the planner's exact per-user path when a user owns few rows (cheaper than the
+-- HNSW scan it would otherwise filter), and per-user counts.
+CREATE INDEX "memory_entries_user_idx" ON "search_index"."memory_entries" ("user_id", "model");
 
 CREATE TABLE "search_index"."chunk_entries" (
     "chunk_id" UUID NOT NULL PRIMARY KEY REFERENCES "knowledge_chunks"("id") ON DELETE CASCADE,
@@ -187,6 +190,7 @@ CREATE TABLE "search_index"."chunk_entries" (
     "search" tsvector NOT NULL
 );
 CREATE INDEX "chunk_entries_search_idx" ON "search_index"."chunk_entries" USING gin ("search");
+CREATE INDEX "chunk_entries_user_idx" ON "search_index"."chunk_entries" ("user_id", "model");
 
 -- Embeddings by model and SHA-256 of the embedded text: the same text is never sent twice.
 CREATE TABLE "search_index"."embedding_cache" (
