@@ -45,7 +45,7 @@ test("@database upload a document, ask about it, and see the answer cite it", as
 
   const handbook = "# Operations handbook\n\n## Backups\n\nBackups run every night at 02:00 UTC and are kept for 30 days in the object store.\n\n## On call\n\nThe on-call engineer answers pages within 15 minutes.\n";
   await page.getByLabel("Document to upload").setInputFiles({ name: "handbook.md", mimeType: "text/markdown", buffer: Buffer.from(handbook) });
-  await page.getByRole("button", { name: "Upload" }).click();
+  await page.getByRole("button", { name: "Upload", exact: true }).click();
   const row = page.locator('[data-document="handbook.md"]');
   // Indexing runs as a job; the page follows its progress until it is ready.
   await expect(row).toContainText("Ready", { timeout: 30_000 });
@@ -53,7 +53,7 @@ test("@database upload a document, ask about it, and see the answer cite it", as
 
   // A mislabelled file is refused with the reason, and nothing is added.
   await page.getByLabel("Document to upload").setInputFiles({ name: "report.pdf", mimeType: "application/pdf", buffer: Buffer.from("#!/bin/sh\nrm -rf /\n") });
-  await page.getByRole("button", { name: "Upload" }).click();
+  await page.getByRole("button", { name: "Upload", exact: true }).click();
   await expect(page.getByRole("alert")).toContainText("named like a PDF but is not one");
   await expect(page.locator('[data-document="report.pdf"]')).toHaveCount(0);
 
