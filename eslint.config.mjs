@@ -8,7 +8,7 @@ import nextTypescript from "eslint-config-next/typescript";
 const LIB_LAYERS = [
   ["errors.ts", "config", "observability", "net", "wire", "db", "http"],
   ["providers", "sandbox", "settings", "jobs", "bundles"],
-  ["tools", "browser"],
+  ["tools", "browser", "memory"],
   ["skills"],
   ["plugins"],
   // agents: profiles, the delegate tools and worker settings (a capability); agent-runs: the worker job.

@@ -17,6 +17,7 @@ function navItems(isAdmin: boolean): TNavItem[] {
     { href: "/jobs", label: "Scheduled jobs", icon: <ClockIcon />, match: (path) => path === "/jobs" || path.startsWith("/jobs/") },
     { href: "/agents", label: "Agents", icon: <AgentsIcon />, match: (path) => path.startsWith("/agents") || path.startsWith("/admin/agents") },
     { href: "/skills", label: "Skills", icon: <SkillsIcon />, match: (path) => path.startsWith("/skills") },
+    { href: "/knowledge", label: "Knowledge", icon: <BookIcon />, match: (path) => path.startsWith("/knowledge") },
     { href: "/settings", label: "Settings", icon: <SettingsIcon />, match: (path) => path.startsWith("/settings") },
   ];
   if (isAdmin) {
@@ -195,6 +196,14 @@ function AgentsIcon() {
     <Icon>
       <circle cx="9" cy="8" r="3" />
       <path d="M3 20a6 6 0 0 1 12 0M16 5a3 3 0 0 1 0 6M21 20a6 6 0 0 0-4-5.7" />
+    </Icon>
+  );
+}
+
+function BookIcon() {
+  return (
+    <Icon>
+      <path d="M4 19.5A2.5 2.5 0 0 1 6.5 17H20V3H6.5A2.5 2.5 0 0 0 4 5.5v14ZM4 19.5A2.5 2.5 0 0 0 6.5 22H20v-5" />
     </Icon>
   );
 }

@@ -5,6 +5,7 @@ import { createCronManageTool } from "@/lib/chronos/cron-manage-tool";
 import { notifyTool } from "@/lib/chronos/notify-tool";
 import { scanSecretsTool } from "@/lib/chronos/scan-secrets-tool";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
+import { memoryCapability } from "@/lib/memory/memory-capability";
 import { createLogger } from "@/lib/observability/logger";
 import { pluginToolProviders } from "@/lib/plugins/plugin-runtime";
 import { sandboxRuntime, type TSandboxRuntime } from "@/lib/sandbox/runtime";
@@ -48,6 +49,8 @@ function buildProviders(runtime: TSandboxRuntime, config: TBehaviourConfig): TTo
     { id: "chronos", tools: () => chronos },
     // Multi-agent: delegate / debate / pipeline / agent_results, deliver for workers, worker and team sessions' settings.
     agentsCapability,
+    // Memory and knowledge-base tools, and recall before every model call (lib/memory).
+    memoryCapability(),
   ];
 }
 

@@ -5,6 +5,7 @@ import type { TAnyJobDefinition } from "@/lib/jobs/define-job";
 import { jobsPruneJob } from "@/lib/jobs/builtin/jobs-prune";
 import { installJobs } from "@/lib/jobs/installed-jobs";
 import { deliverNotificationJob } from "@/lib/notifications/deliver-job";
+import { memoryJobs } from "@/lib/memory/jobs";
 import { cleanRunStateJob, expireApprovalsJob } from "@/lib/runs/run-jobs";
 
 /**
@@ -27,5 +28,7 @@ export const jobCatalog: readonly TAnyJobDefinition[] = [
   deliverNotificationJob,
   // Multi-agent: one worker run per job.
   agentWorkerJob,
+  // Memory: extraction, indexing, embedding backfill and re-embedding.
+  ...memoryJobs,
 ];
 installJobs(jobCatalog);

@@ -22,6 +22,26 @@ export function embeddingFor(text: string, dimensions: number): number[] {
   return raw.map((value) => Math.fround(value / length));
 }
 
+/**
+ * Models named "fake-semantic…" get bag-of-words vectors instead: the sum of one hashed direction
+ * per word (lower-cased, split with Intl.Segmenter, so Chinese works too), normalised. Texts that
+ * share words are close and texts with the same words are identical (cosine 1), which is the
+ * similarity a recall, duplicate or ranking test needs; unrelated texts stay near 0.
+ */
+const wordSegmenter = new Intl.Segmenter("und", { granularity: "word" });
+
+export function semanticEmbeddingFor(text: string, dimensions: number): number[] {
+  const sum = new Array<number>(dimensions).fill(0);
+  for (const { segment, isWordLike } of wordSegmenter.segment(text.toLowerCase())) {
+    if (!isWordLike) continue;
+    const word = embeddingFor(`word:${segment}`, dimensions);
+    for (let index = 0; index < dimensions; index++) sum[index]! += word[index]!;
+  }
+  const length = Math.sqrt(sum.reduce((total, value) => total + value * value, 0));
+  if (!length) return embeddingFor(text, dimensions);
+  return sum.map((value) => Math.fround(value / length));
+}
+
 /** The encoding the openai SDK asks for by default (it decodes it back into numbers itself). */
 function toBase64Float32(vector: number[]): string {
   return Buffer.from(new Float32Array(vector).buffer).toString("base64");
@@ -46,7 +66,7 @@ export function embeddingsResponse(body: TEmbeddingsRequest) {
   return {
     object: "list",
     data: texts.map((text, index) => {
-      const vector = embeddingFor(text, dimensions);
+      const vector = typeof body.model === "string" && body.model.startsWith("fake-semantic") ? semanticEmbeddingFor(text, dimensions) : embeddingFor(text, dimensions);
       return { object: "embedding", index, embedding: body.encoding_format === "base64" ? toBase64Float32(vector) : vector };
     }),
     model: typeof body.model === "string" ? body.model : "fake-embedding",

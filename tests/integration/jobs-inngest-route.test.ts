@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { jobCatalog } from "@/lib/job-catalog/catalog";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { jobCatalog } from "@/lib/job-catalog/catalog";
 import { db } from "@/lib/db/client";

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+import Link from "next/link";
 import { ApiTokens } from "@/components/settings/api-tokens";
 import { NotificationChannels } from "@/components/settings/notification-channels";
 import { WebhookEndpoints } from "@/components/settings/webhook-endpoints";
@@ -39,6 +40,12 @@ export default async function SettingsPage() {
           description="Signed in on a device you no longer use? End every session and every API token at once; you will need to sign in again here too."
         >
           <SignOutEverywhere />
+        </Section>
+
+        <Section id="memory" title="Memory" description="What xclaw remembers about you across chats, and whether it learns from your conversations.">
+          <Link href="/settings/memory" className="text-sm font-medium underline underline-offset-2">
+            Manage your memories
+          </Link>
         </Section>
 
         <Section

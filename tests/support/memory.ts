@@ -1,0 +1,50 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseDocument } from "yaml";
+import type { TFakeLlm } from "../fake-llm/server";
+
+/**
+ * Helpers for the memory and knowledge-base tests: a copy of xclaw.yaml with test settings (set
+ * before anything reads the configuration, i.e. at the top of a test file), and the embedding
+ * provider pointed at the fake LLM with its bag-of-words model.
+ */
+export function writeMemoryTestConfig(settings: Record<string, unknown> = {}): string {
+  const directory = mkdtempSync(path.join(os.tmpdir(), "xclaw-memory-"));
+  const config = parseDocument(readFileSync(path.join(process.cwd(), "xclaw.yaml"), "utf8"));
+  const defaults: Record<string, unknown> = {
+    "browser.worker": "off",
+    "sandbox.mode": "none",
+    "embeddings.dimensions": 64,
+    "memory.extraction.quietMinutes": 0,
+    ...settings,
+  };
+  for (const [key, value] of Object.entries(defaults)) config.setIn(key.split("."), value);
+  const file = path.join(directory, "xclaw.yaml");
+  writeFileSync(file, String(config));
+  process.env.XCLAW_CONFIG = file;
+  return file;
+}
+
+export const SEMANTIC_MODEL = "fake-semantic-a";
+
+/** Embeddings from the fake LLM (bag-of-words vectors), separately from the chat provider settings. */
+export function useFakeEmbeddings(fake: TFakeLlm, model = SEMANTIC_MODEL) {
+  process.env.EMBEDDINGS_BASE_URL = fake.openaiBaseUrl;
+  process.env.EMBEDDINGS_API_KEY = "test-embeddings-key";
+  process.env.EMBEDDINGS_MODEL = model;
+}
+
+export function clearEmbeddingEnvironment() {
+  for (const key of ["EMBEDDINGS_BASE_URL", "EMBEDDINGS_API_KEY", "EMBEDDINGS_MODEL"]) delete process.env[key];
+}
+
+/** Embedding requests the fake received. */
+export function embeddingRequests(fake: TFakeLlm) {
+  return fake.requests.filter((request) => request.api === "openai-embeddings");
+}
+
+/** Chat requests (the model), without the embedding requests. */
+export function chatRequests(fake: TFakeLlm) {
+  return fake.requests.filter((request) => request.api !== "openai-embeddings");
+}
