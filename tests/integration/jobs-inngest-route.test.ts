@@ -6,7 +6,6 @@ import os from "node:os";
 import path from "node:path";
 import { jobCatalog } from "@/lib/job-catalog/catalog";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { jobCatalog } from "@/lib/job-catalog/catalog";
 import { db } from "@/lib/db/client";
 import { call } from "../support/http";
 
