@@ -36,13 +36,13 @@ export function leaseUntil(): Date {
  * this process runs and returns their stop flags. A run missing from the answer has lost its
  * lease (another process marked it interrupted and may have resumed it) and is stopped.
  */
-let heartbeat: NodeJS.Timeout | undefined;
+const processHeartbeat = globalThis as unknown as { xclawHeartbeat?: NodeJS.Timeout };
 
 async function beat(): Promise<void> {
   const runs = allLocalRuns().filter((run) => !run.finishing);
   if (!runs.length) {
-    clearInterval(heartbeat);
-    heartbeat = undefined;
+    clearInterval(processHeartbeat.xclawHeartbeat);
+    processHeartbeat.xclawHeartbeat = undefined;
     return;
   }
   const rows = await db().$queryRaw<{ runId: string | null; stopRequestedAt: Date | null }[]>`
@@ -60,12 +60,13 @@ async function beat(): Promise<void> {
 
 /** Makes sure the process's heartbeat runs while it has runs; it stops itself when none are left. */
 export function ensureHeartbeat(): void {
-  if (heartbeat) return;
-  heartbeat = setInterval(() => {
+  if (processHeartbeat.xclawHeartbeat) return;
+  const timer = setInterval(() => {
     // A missed beat is harmless: the lease outlasts several of them.
     beat().catch(() => {});
   }, getBehaviourConfig().runs.heartbeatSeconds * 1000);
-  heartbeat.unref?.();
+  timer.unref?.();
+  processHeartbeat.xclawHeartbeat = timer;
 }
 
 export function isLeaseFresh(session: Pick<ChatSession, "leaseExpiresAt" | "runnerId">): boolean {
