@@ -1,5 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import { connection } from "next/server";
+import { Suspense } from "react";
+import { FormFallbackNotice } from "@/components/forms/form-fallback";
 import { RouteAnnouncer } from "@/components/route-announcer";
 import "./globals.css";
 
@@ -24,6 +26,9 @@ export default async function RootLayout({ children }: { children: React.ReactNo
   return (
     <html lang="en">
       <body className="min-h-dvh bg-white text-neutral-900 antialiased dark:bg-neutral-950 dark:text-neutral-100">
+        <Suspense fallback={null}>
+          <FormFallbackNotice />
+        </Suspense>
         {children}
         <RouteAnnouncer />
       </body>

@@ -5,6 +5,7 @@ import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { apiRequest, errorMessage } from "@/components/api-request";
 import { NewChatButton } from "@/components/chat/new-chat-button";
+import { useFormFallbackAction } from "@/components/forms/form-fallback";
 import { Alert } from "@/components/ui/alert";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { useSessionList, type TSessionListItem } from "./session-list-context";
@@ -168,6 +169,7 @@ export function SessionList({ headingId, onNavigate }: { headingId: string; onNa
 }
 
 function RenameField({ item, onSave, onCancel }: { item: TSessionListItem; onSave: (title: string) => void; onCancel: () => void }) {
+  const fallbackAction = useFormFallbackAction();
   const [title, setTitle] = useState(item.title);
   const done = useRef(false);
   const finish = (action: () => void) => {
@@ -189,7 +191,7 @@ function RenameField({ item, onSave, onCancel }: { item: TSessionListItem; onSav
     }
   };
   return (
-    <form onSubmit={onSubmit}>
+    <form method="post" action={fallbackAction} onSubmit={onSubmit}>
       <input
         // The rename button was just pressed: the field is where the keyboard should be.
         autoFocus
