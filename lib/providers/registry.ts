@@ -18,7 +18,7 @@ function chainOrder(config: TBehaviourConfig): TProviderName[] {
   return override.filter((name): name is TProviderName => name === "openai" || name === "anthropic");
 }
 
-function build(name: TProviderName, config: TBehaviourConfig): TProvider | undefined {
+function build(name: TProviderName, config: TBehaviourConfig, modelOverride?: string): TProvider | undefined {
   if (name === "openai") {
     const apiKey = process.env.OPENAI_API_KEY;
     const baseUrl = process.env.OPENAI_BASE_URL;
@@ -27,7 +27,7 @@ function build(name: TProviderName, config: TBehaviourConfig): TProvider | undef
     const provider = new OpenAiProvider({
       apiKey,
       baseUrl,
-      model: process.env.OPENAI_MODEL || settings.model,
+      model: modelOverride ?? (process.env.OPENAI_MODEL || settings.model),
       toolCalling: settings.toolCalling,
       contextWindowTokens: settings.contextWindowTokens,
       maxOutputTokens: settings.maxOutputTokens,
@@ -41,7 +41,7 @@ function build(name: TProviderName, config: TBehaviourConfig): TProvider | undef
   const provider = new AnthropicProvider({
     apiKey,
     baseUrl,
-    model: process.env.ANTHROPIC_MODEL || settings.model,
+    model: modelOverride ?? (process.env.ANTHROPIC_MODEL || settings.model),
     contextWindowTokens: settings.contextWindowTokens,
     maxOutputTokens: settings.maxOutputTokens,
   });
@@ -60,6 +60,43 @@ export function configuredProviders(config = getBehaviourConfig()): TProvider[] 
     .filter((provider): provider is TProvider => provider !== undefined);
   cached = { config, environment, providers };
   return providers;
+}
+
+/**
+ * The models people may pick per chat (the model picker): for each configured provider in chain
+ * order, its default model and the extra ones listed in `providers.<name>.models`. A choice is
+ * stored on the session as "<provider>:<model>".
+ */
+export type TModelChoice = { id: string; provider: TProviderName; model: string; isDefault: boolean };
+
+export function modelChoices(config = getBehaviourConfig()): TModelChoice[] {
+  return configuredProviders(config).flatMap((provider, index) => {
+    const models = [provider.model, ...config.providers[provider.name].models.filter((model) => model !== provider.model)];
+    return models.map((model, position) => ({ id: `${provider.name}:${model}`, provider: provider.name, model, isDefault: index === 0 && position === 0 }));
+  });
+}
+
+const chosenProviders = new Map<string, { base: TProvider; provider: TProvider }>();
+
+/**
+ * The chain for a chat whose owner picked a model: that provider, with that model, first; the rest
+ * of the chain stays behind it as the fallback. A choice that is no longer offered (the
+ * configuration changed) is ignored. Providers a test injected are only reordered.
+ */
+export function providersForChoice(chain: TProvider[], choice: string | null | undefined, config = getBehaviourConfig()): TProvider[] {
+  if (!choice) return chain;
+  const offered = modelChoices(config).find((option) => option.id === choice);
+  if (!offered) return chain;
+  const index = chain.findIndex((provider) => provider.name === offered.provider);
+  if (index < 0) return chain;
+  const base = chain[index]!;
+  let chosen = base;
+  if (base.model !== offered.model && configuredProviders(config).includes(base)) {
+    const cachedChoice = chosenProviders.get(choice);
+    chosen = cachedChoice?.base === base ? cachedChoice.provider : (build(offered.provider, config, offered.model) ?? base);
+    chosenProviders.set(choice, { base, provider: chosen });
+  }
+  return [chosen, ...chain.filter((_, position) => position !== index)];
 }
 
 /** For the UI: which providers are in the chain and whether each is configured. */

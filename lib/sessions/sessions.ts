@@ -28,6 +28,7 @@ export function toSessionSummary(session: ChatSession): TSessionSummary {
     forkedFromStep: session.forkedFromSeq ? stepKey(session.forkedFromSeq) : null,
     lastProvider: session.lastProvider,
     lastModel: session.lastModel,
+    model: session.model,
     createdAt: session.createdAt.toISOString(),
     updatedAt: session.updatedAt.toISOString(),
   };
@@ -44,6 +45,19 @@ export async function createSession(options: { userId: string; title?: string; t
   });
 }
 
+/**
+ * "New chat": the owner's newest chat that is still empty (never used, not renamed, not a fork or
+ * a job's session) is opened again instead of adding one more "New chat" to the sidebar.
+ */
+export async function openNewChat(options: { userId: string }): Promise<{ session: ChatSession; reused: boolean }> {
+  const empty = await db().chatSession.findFirst({
+    where: { userId: options.userId, status: "INIT", nextSeq: 1, trigger: "WEB", parentSessionId: null, titleEdited: false },
+    orderBy: { createdAt: "desc" },
+  });
+  if (empty) return { session: await db().chatSession.update({ where: { id: empty.id }, data: { updatedAt: new Date() } }), reused: true };
+  return { session: await createSession({ userId: options.userId }), reused: false };
+}
+
 export async function listSessions(options: { userId: string; limit?: number }): Promise<ChatSession[]> {
   return db().chatSession.findMany({ where: { userId: options.userId }, orderBy: { updatedAt: "desc" }, take: options.limit ?? 200 });
 }
@@ -55,9 +69,13 @@ export async function getSessionOrThrow(options: { userId: string; sessionId: st
   return session;
 }
 
+/**
+ * A title the owner chose: kept from now on (never summarised again), and the chat keeps its place
+ * in the list (the list is ordered by activity, and renaming is not activity).
+ */
 export async function renameSession(options: { userId: string; sessionId: string; title: string }): Promise<ChatSession> {
   const session = await getSessionOrThrow(options);
-  return db().chatSession.update({ where: { id: session.id }, data: { title: options.title } });
+  return db().chatSession.update({ where: { id: session.id }, data: { title: storableText(options.title), titleEdited: true, updatedAt: session.updatedAt } });
 }
 
 /**

@@ -47,7 +47,24 @@ export function buildUiMessages(steps: Step[], approvals: Approval[] = []): TCha
     switch (entry.kind) {
       case "user":
         assistant = undefined;
-        messages.push({ id: step.id, role: "user", parts: [{ type: "text", text: entry.input.text }], metadata: { step: stepKey(step.seq) } });
+        messages.push({
+          id: step.id,
+          role: "user",
+          parts: [
+            { type: "text", text: entry.input.text },
+            ...(entry.input.attachments ?? []).map((file) => ({
+              type: "data-attachment" as const,
+              data: {
+                name: file.name,
+                path: file.path,
+                mediaType: file.mediaType,
+                bytes: file.bytes,
+                ...(file.image ? { preview: `data:${file.image.mediaType};base64,${file.image.data}` } : {}),
+              },
+            })),
+          ],
+          metadata: { step: stepKey(step.seq) },
+        });
         break;
       case "model": {
         const message = currentAssistant(step);

@@ -92,7 +92,7 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
         yield* closeText();
         if (event.outcome.status === "failed") yield { type: "error", errorText: event.outcome.error };
         if (event.outcome.status === "stopped") yield data("notice", { text: event.outcome.reason === "user" ? "Stopped by the user." : `Stopped: ${event.outcome.reason === "timeout" ? "the run reached its time limit" : "the run was ended"}.`, tone: "warning" });
-        if (event.outcome.status === "paused") yield data("notice", { text: "Waiting for your approval.", tone: "info" });
+        // A pause says nothing here: the approval card is the one place that says what is waited for.
         break;
     }
   }
