@@ -321,6 +321,8 @@ async function closeTurnForMessage(run: TLocalRun, session: TSessionRef, turn: T
         : "Not run: the user sent a new message instead of letting this turn finish (it follows).";
     const content = [{ type: "text" as const, text }];
     await recorder.toolCallFinished(step, { content, isError: true, durationMs: 0 });
+    // The call is announced before its end, so a follower that never saw the paused run knows it.
+    publishLocal(run, { type: "tool-start", stepId: step.id, stepKey: step.key, call });
     publishLocal(run, { type: "tool-end", stepId: step.id, stepKey: step.key, callId: call.id, content, isError: true, durationMs: 0 });
   }
 }

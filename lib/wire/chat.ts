@@ -39,8 +39,15 @@ export type TAttachmentView = { name: string; path: string; mediaType: string; b
 /** What a slash-command reply asks the chat to do next. */
 export type TSessionAction = { action: "reload" | "open"; sessionId: string };
 
+/**
+ * What a notice is about, where the chat treats it specially: `retry` (a provider attempt failed
+ * and the chain goes on; only news while nothing came after it), `interrupted` (the run was cut off
+ * by a restart; the chat offers Resume there).
+ */
+export type TNoticeKind = "retry" | "interrupted";
+
 export type TChatDataParts = {
-  notice: { text: string; tone: TNoticeTone };
+  notice: { text: string; tone: TNoticeTone; kind?: TNoticeKind };
   step: { key: string; kind: string };
   /** A provider failed midway: the text part `textId` was replaced by the next attempt's text. */
   "text-discard": { textId: string };

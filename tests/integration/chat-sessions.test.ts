@@ -172,6 +172,20 @@ describe("custom instructions", () => {
   });
 });
 
+describe("a message while an approval is pending", () => {
+  it("streams the declined call before the reply, so the chat can show it (useChat refuses unseen calls)", async () => {
+    const { cookie } = await createUser();
+    const sessionId = await newSession(cookie);
+    fake.script([{ toolCalls: [{ name: "write_file", arguments: { path: "b.md", content: "x" } }] }, { text: "Fine, I will not write it." }]);
+    await sendChat(cookie, sessionId, "write b.md");
+    const reply = await sendChat(cookie, sessionId, "No, do not write anything.");
+    expect(reply.tools.map((chunk) => `${chunk.type} ${String(chunk.toolName ?? "")}`)).toEqual(["tool-input-available write_file", "tool-output-available "]);
+    expect((reply.tools[1]!.output as { isError: boolean; text: string }).text).toMatch(/^Denied by the user/);
+    expect(reply.text).toBe("Fine, I will not write it.");
+    expect(reply.chunks.some((chunk) => chunk.type === "error")).toBe(false);
+  });
+});
+
 describe("attachments", () => {
   it("stores files in the workspace, names them to the agent and gives images to the model", async () => {
     const { cookie, user } = await createUser();
