@@ -10,7 +10,7 @@ import { TextField } from "@/components/ui/text-field";
 
 type TProfileResult = { name: string | null };
 
-export function ProfileForm({ email, initialName }: { email: string; initialName: string | null }) {
+export function ProfileForm({ initialName }: { initialName: string | null }) {
   const fallbackAction = useFormFallbackAction();
   const router = useRouter();
   const [name, setName] = useState(initialName ?? "");
@@ -36,10 +36,6 @@ export function ProfileForm({ email, initialName }: { email: string; initialName
 
   return (
     <form method="post" action={fallbackAction} onSubmit={onSubmit} className="max-w-md space-y-4" noValidate>
-      <dl>
-        <dt className="text-sm font-medium text-neutral-800 dark:text-neutral-200">Email address</dt>
-        <dd className="mt-1 text-sm break-all text-neutral-600 dark:text-neutral-400">{email}</dd>
-      </dl>
       <TextField
         label="Name"
         name="name"
