@@ -25,11 +25,9 @@ export const AssistantReply = memo(function AssistantReply({
 }) {
   const context = useContext(PartContext)!;
   const lastMessage = messages.at(-1)!;
-  const visible = messages.map((message) => ({ message, hidden: hiddenParts(message, context.tools) }));
+  const visible = messages.map((message) => ({ message, hidden: hiddenParts(message, context.tools, active && message === lastMessage) }));
   const anything = visible.some(({ message, hidden }) => hasVisibleContent(message, hidden));
   const text = replyText(messages, context.tools);
-  const provider = lastMessage.metadata?.provider;
-  const model = lastMessage.metadata?.model;
 
   return (
     <article data-testid="assistant-message" className="group min-w-0 text-neutral-900 dark:text-neutral-100" aria-busy={active || undefined}>
@@ -56,11 +54,6 @@ export const AssistantReply = memo(function AssistantReply({
               </ActionButton>
             ) : null}
           </MessageActions>
-          {provider && model ? (
-            <span className="font-mono text-[11px] text-neutral-400 pointer-fine:opacity-0 pointer-fine:group-hover:opacity-100 dark:text-neutral-500">
-              {provider} · {model}
-            </span>
-          ) : null}
         </div>
       ) : null}
     </article>

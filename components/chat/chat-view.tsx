@@ -174,6 +174,11 @@ export function ChatView({
   }, [pin, run]);
 
   const configured = providers.some((provider) => provider.configured);
+  // Which model answered last (a fallback provider may have stepped in for the chosen one).
+  const lastReply = run.messages.findLast((message) => message.role === "assistant" && message.metadata?.model);
+  const lastProvider = lastReply?.metadata?.provider ?? run.session.lastProvider;
+  const lastModelName = lastReply?.metadata?.model ?? run.session.lastModel;
+  const lastModel = lastProvider && lastModelName ? `${lastProvider} · ${lastModelName}` : undefined;
   const chatError = run.error ? describeChatError(run.error) : undefined;
   const liveRunError = chatError && !chatError.http ? chatError : undefined;
   const canRetry = !run.busy && lastUser !== undefined && Boolean(run.stepKeyOf(lastUser));
@@ -211,6 +216,7 @@ export function ChatView({
                 onRegenerate={regenerate}
                 context={{
                   decisions: approvals.decisions,
+                  deciding: approvals.deciding,
                   busy: run.busy,
                   showStepIds: preferences.showStepIds,
                   onDecide: approvals.decide,
@@ -271,16 +277,20 @@ export function ChatView({
               textareaRef={textarea}
               notice={configured ? null : <NoProviderNotice isAdmin={isAdmin} />}
               footer={
-                <ModelPicker
-                  sessionId={sessionId}
-                  choices={models}
-                  value={model}
-                  disabled={run.busy}
-                  onChanged={(next) => {
-                    setModel(next);
-                    router.refresh();
-                  }}
-                />
+                <span className="flex flex-wrap items-center gap-2">
+                  {lastModel ? (
+                    <span data-testid="model-label" className="font-mono" title="Provider and model of the latest reply">
+                      {lastModel}
+                    </span>
+                  ) : null}
+                  <ModelPicker
+                    sessionId={sessionId}
+                    choices={models}
+                    value={model}
+                    disabled={run.busy}
+                    onChanged={setModel}
+                  />
+                </span>
               }
             />
             <p aria-live="polite" className="sr-only">

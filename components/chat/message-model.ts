@@ -116,11 +116,12 @@ export function pendingApproval(messages: TChatMessage[], decided: Readonly<Reco
  * Which parts of an assistant message are not drawn:
  * - text a provider produced before it failed (`data-text-discard` follows it);
  * - a notice that repeats the one just before it (a failed step and its note can say the same);
- * - a provider retry notice once anything came after it (it was news only while nothing else was);
+ * - a provider retry notice once anything came after it, or once the reply is finished (it was
+ *   news only while the run was still trying; the reply or the final error says how it ended);
  * - a repeated tool call (drawn where it first appeared, see buildToolIndex), and an approval whose
  *   call has a card (the card shows it).
  */
-export function hiddenParts(message: TChatMessage, tools: Map<string, TToolEntry>): Set<number> {
+export function hiddenParts(message: TChatMessage, tools: Map<string, TToolEntry>, active = false): Set<number> {
   const hidden = new Set<number>();
   let lastText: number | undefined;
   let lastNotice: { text: string; index: number } | undefined;
@@ -143,7 +144,7 @@ export function hiddenParts(message: TChatMessage, tools: Map<string, TToolEntry
   });
   const lastShown = lastVisibleIndex(message, hidden);
   message.parts.forEach((part, index) => {
-    if (part.type === "data-notice" && part.data.kind === "retry" && index !== lastShown) hidden.add(index);
+    if (part.type === "data-notice" && part.data.kind === "retry" && (!active || index !== lastShown)) hidden.add(index);
   });
   return hidden;
 }

@@ -20,6 +20,8 @@ export type TPartContext = {
   tools: Map<string, TToolEntry>;
   decisions: Readonly<Record<string, TLocalDecision>>;
   busy: boolean;
+  /** A decision made here is being sent and its continuation followed. */
+  deciding: boolean;
   showStepIds: boolean;
   onDecide: (approval: TApprovalView, decision: TApprovalDecision) => void;
   /** Offered on the interruption notice while the session is interrupted. */
@@ -77,7 +79,7 @@ export function MessagePart({ part, activeMessage, lastVisible }: { part: TChatP
       return (
         <Card
           part={latest}
-          active={activeMessage || (context.busy && approval !== undefined && context.decisions[approval.approvalId]?.status === "approved")}
+          active={activeMessage || (context.deciding && approval !== undefined && context.decisions[approval.approvalId]?.status === "approved")}
           approval={approval}
           decided={approval ? context.decisions[approval.approvalId] : undefined}
           progress={entry?.progress}

@@ -63,9 +63,9 @@ export const UserMessage = memo(function UserMessage({
         <div className="flex items-center gap-1">
           {showStepIds && stepKey ? <StepLabel stepKey={stepKey} /> : null}
           <MessageActions align="end">
-            <CopyButton text={text} label="Copy message" />
+            <CopyButton text={text} label="Copy text" />
             {canEdit ? (
-              <ActionButton ref={editButton} label="Edit message" onClick={() => setEditing(true)}>
+              <ActionButton ref={editButton} label="Edit" onClick={() => setEditing(true)}>
                 <EditIcon />
               </ActionButton>
             ) : null}
@@ -112,7 +112,7 @@ function EditForm({ initial, onSave, onCancel }: { initial: string; onSave: (tex
   return (
     <form method="post" action={fallbackAction} onSubmit={submit} className="w-full max-w-[85%] rounded-2xl border border-neutral-300 bg-white p-2 dark:border-neutral-700 dark:bg-neutral-900">
       <label htmlFor={`${id}-edit`} className="sr-only">
-        Edit your message
+        Edited text
       </label>
       <textarea
         ref={area}

@@ -64,7 +64,9 @@ describe("chat message model", () => {
         { type: "data-notice", data: { text: "anthropic failed — trying the next provider", tone: "warning", kind: "retry" } },
       ],
     };
-    expect([...hiddenParts(message, new Map())].sort()).toEqual([0, 2]);
+    expect([...hiddenParts(message, new Map(), true)].sort()).toEqual([0, 2]);
+    // Once the reply is finished the retry was only history.
+    expect([...hiddenParts(message, new Map())].sort()).toEqual([0, 2, 5]);
   });
 
   it("finds the approval still waiting, unless it was decided on this page", () => {

@@ -14,10 +14,13 @@ import type { TApprovalDecision, TApprovalView, TLocalDecision } from "../types"
 export function useApprovals({ sessionId, onDecided }: { sessionId: string; onDecided: () => Promise<void> | void }) {
   const [decisions, setDecisions] = useState<Record<string, TLocalDecision>>({});
   const [error, setError] = useState<string>();
+  // From the click until the continuation has been followed to its end: the approved call runs.
+  const [deciding, setDeciding] = useState(false);
 
   const decide = useCallback(
     async (approval: TApprovalView, decision: TApprovalDecision) => {
       setError(undefined);
+      setDeciding(true);
       setDecisions((current) => ({ ...current, [approval.approvalId]: { status: decision.decision === "approve" ? "approved" : "denied" } }));
       try {
         // The answer streams the continuation; the page follows the run itself instead.
@@ -33,9 +36,14 @@ export function useApprovals({ sessionId, onDecided }: { sessionId: string; onDe
           return next;
         });
         setError(errorMessage(caught));
+        setDeciding(false);
         return;
       }
-      await onDecided();
+      try {
+        await onDecided();
+      } finally {
+        setDeciding(false);
+      }
     },
     [sessionId, onDecided],
   );
@@ -44,5 +52,5 @@ export function useApprovals({ sessionId, onDecided }: { sessionId: string; onDe
     setDecisions((current) => ({ ...current, [approval.approvalId]: { status: "denied", reason: "you sent a new message instead" } }));
   }, []);
 
-  return { decisions, decide, declineForMessage, error, clearError: () => setError(undefined) };
+  return { decisions, deciding, decide, declineForMessage, error, clearError: () => setError(undefined) };
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useChat } from "@ai-sdk/react";
-import { DefaultChatTransport, type DataUIPart } from "ai";
+import { DefaultChatTransport, generateId, type DataUIPart } from "ai";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { apiRequest } from "@/components/api-request";
@@ -69,6 +69,8 @@ export function useChatRun({ session: initialSession, initialMessages, onRunEnd 
     status: "ready" as string,
     onRunEnd,
   });
+  // The id of the message this page sent last, until the server says which step stored it.
+  const sentMessageId = useRef<string | undefined>(undefined);
 
   const reloadMessages = useCallback(async () => {
     const started = sendCount.current;
@@ -91,16 +93,19 @@ export function useChatRun({ session: initialSession, initialMessages, onRunEnd 
     experimental_throttle: THROTTLE_MS,
     onData: (part: DataUIPart<TChatDataParts>) => {
       if (part.type === "data-session") pendingAction.current = part.data;
-      if (part.type === "data-run" && part.data.userStep) {
+      // The run's first event names the step that stored the message this page just sent.
+      if (part.type === "data-run" && part.data.userStep && sentMessageId.current) {
         const userStep = part.data.userStep;
-        const lastUser = latest.current.messages.findLast((message) => message.role === "user");
-        if (lastUser) setUserStepKeys((keys) => ({ ...keys, [lastUser.id]: userStep }));
+        const messageId = sentMessageId.current;
+        sentMessageId.current = undefined;
+        setUserStepKeys((keys) => ({ ...keys, [messageId]: userStep }));
       }
     },
     onError: (caught) => {
       lastError.current = caught;
     },
     onFinish: ({ message, messages, isError, isAbort }) => {
+      sentMessageId.current = undefined;
       const action = pendingAction.current;
       pendingAction.current = undefined;
       if (action?.action === "open" && action.sessionId !== sessionId) {
@@ -162,7 +167,9 @@ export function useChatRun({ session: initialSession, initialMessages, onRunEnd 
       setReturnedDraft(undefined);
       sendCount.current++;
       lastError.current = undefined;
-      void chat.sendMessage({ parts: [{ type: "text", text: trimmed }, ...attachments.map((data) => ({ type: "data-attachment" as const, data }))] });
+      const id = generateId();
+      sentMessageId.current = id;
+      void chat.sendMessage({ id, role: "user", parts: [{ type: "text", text: trimmed }, ...attachments.map((data) => ({ type: "data-attachment" as const, data }))] });
     },
     [chat],
   );
