@@ -239,6 +239,24 @@ describe("attachments", () => {
   });
 });
 
+describe("an interrupted run", () => {
+  it("is explained once, by its note, which the chat offers Resume on", async () => {
+    const { user, cookie } = await createUser();
+    // What a kill -9 during a model call leaves behind: RUNNING with a dead lease, the model step running.
+    const session = await db().chatSession.create({
+      data: { userId: user.id, title: "Crashed", status: "RUNNING", runnerId: "dead-process", leaseExpiresAt: new Date(Date.now() - 60_000), nextSeq: 3 },
+    });
+    await db().step.create({ data: { sessionId: session.id, userId: user.id, seq: 1, type: "USER_INPUT", name: "user", status: "COMPLETED", input: { text: "hello" }, endedAt: new Date() } });
+    await db().step.create({ data: { sessionId: session.id, userId: user.id, seq: 2, type: "MODEL_CALL", name: "model", status: "RUNNING", input: { iteration: 1 } } });
+    const loaded = await call(getSession, "/x", { cookie, params: { id: session.id } });
+    expect(loaded.json.session).toMatchObject({ interrupted: true });
+    const notices = loaded.json.messages.flatMap((message: { parts: { type: string; data?: { text: string; kind?: string } }[] }) =>
+      message.parts.filter((part) => part.type === "data-notice").map((part) => part.data),
+    );
+    expect(notices).toEqual([{ text: expect.stringMatching(/^This run was interrupted/), tone: "warning", kind: "interrupted" }]);
+  });
+});
+
 describe("export and errors", () => {
   it("exports a chat as Markdown and as JSON, for its owner only", async () => {
     const { cookie } = await createUser();
