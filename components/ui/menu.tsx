@@ -19,7 +19,8 @@ export function Menu({ label, icon, items, buttonClassName }: { label: string; i
     if (!open) return;
     list.current?.querySelector<HTMLElement>("[role=menuitem]")?.focus();
     const onPointer = (event: PointerEvent) => {
-      if (!list.current?.contains(event.target as Node) && !button.current?.contains(event.target as Node)) setOpen(false);
+      const target = event.target instanceof Node ? event.target : null;
+      if (!list.current?.contains(target) && !button.current?.contains(target)) setOpen(false);
     };
     document.addEventListener("pointerdown", onPointer);
     return () => document.removeEventListener("pointerdown", onPointer);
@@ -52,7 +53,7 @@ export function Menu({ label, icon, items, buttonClassName }: { label: string; i
           aria-label={label}
           onKeyDown={(event) => {
             const entries = Array.from(list.current?.querySelectorAll<HTMLElement>("[role=menuitem]") ?? []);
-            const index = entries.indexOf(document.activeElement as HTMLElement);
+            const index = entries.findIndex((entry) => entry === document.activeElement);
             if (event.key === "Escape") {
               event.preventDefault();
               event.stopPropagation();
