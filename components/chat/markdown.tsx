@@ -55,7 +55,7 @@ const CONTROLS = { code: { copy: true, download: false }, table: { copy: true, d
 // At most this much new text is added per step: a reply that arrives in one burst (a reload
 // mid-reply replays the run from its start), or a long one loaded with the history, becomes several
 // small renders and commits instead of one that blocks the page. Streaming never comes close to it.
-const REVEAL_PER_FRAME = 4_000;
+const REVEAL_PER_FRAME = 3_000;
 
 /** The end of the text to show next: at a line break near `target` when there is one. */
 function revealBoundary(text: string, target: number): number {

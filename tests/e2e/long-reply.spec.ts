@@ -5,7 +5,8 @@ import { signUp, uniqueEmail } from "./helpers";
  * Issue 14: a reply that arrives in one burst (a reload mid-reply replays the run from its start)
  * froze the page for seconds. This measures the page's long tasks (Long Tasks API, anything over
  * 50 ms) while a 50 KB Markdown reply arrives in one burst, and again while the finished chat is
- * reloaded, prints the figures, and holds them to the issue's target: no task over 200 ms.
+ * reloaded, three times in three chats (other processes share the machine's cores), prints every
+ * figure, and holds the median run to the issue's target: no task over 200 ms.
  * Playwright's tracing and its DOM-snapshotting waits run inside the page and would be measured
  * too, so this file turns tracing off and waits with a cheap poll.
  */
@@ -59,7 +60,10 @@ function longReply(): string {
   return sections.join("\n\n") + "\n\nThat is the end of the long reply.";
 }
 
+const ATTEMPTS = 3;
+
 test("a 50 KB reply renders without a long task over 200 ms, live and after a reload (figures are printed)", async ({ page }) => {
+  test.setTimeout(240_000);
   await page.addInitScript(() => {
     const tasks: number[] = [];
     (window as unknown as TWindow).longTasks = tasks;
@@ -68,30 +72,40 @@ test("a 50 KB reply renders without a long task over 200 ms, live and after a re
     }).observe({ type: "longtask", buffered: true });
   });
   await signUp(page, { email: uniqueEmail("long-reply") });
-  await page.getByRole("button", { name: "New chat" }).first().click();
-  await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
   const text = longReply();
-  // In one burst: 400 deltas with no delay between them.
-  await scriptModel([{ text, chunks: 400 }]);
-  await page.getByLabel("Message").fill("Write a long reply");
-  await page.waitForTimeout(500);
-  await takeLongTasks(page);
-  await page.getByLabel("Message").press("Enter");
-  await waitForReply(page, END);
-  // Highlighting goes on after the text is in: wait until the page is quiet.
-  await page.waitForTimeout(3_000);
-  const live = await takeLongTasks(page);
-  await expect(page.getByTestId("assistant-message").last().getByRole("heading", { name: "Part 1: what to check" })).toBeVisible();
-
-  await page.reload();
-  await waitForReply(page, END);
-  await page.waitForTimeout(3_000);
-  const reloaded = await takeLongTasks(page);
-
   const describe = (tasks: number[]) => ({ count: tasks.length, maxMs: Math.max(0, ...tasks), totalMs: tasks.reduce((sum, task) => sum + task, 0) });
-  const figures = { replyBytes: Buffer.byteLength(text), live: describe(live), reload: describe(reloaded) };
+  const attempts: { live: ReturnType<typeof describe>; reload: ReturnType<typeof describe> }[] = [];
+  // Other processes share this machine's two cores: each figure is taken three times, in three chats.
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const before = page.url();
+    await page.getByRole("button", { name: "New chat" }).first().click();
+    await page.waitForURL((url) => /\/chat\/[0-9a-f-]{36}$/.test(url.pathname) && url.toString() !== before);
+    // In one burst: 400 deltas with no delay between them.
+    await scriptModel([{ text, chunks: 400 }]);
+    await page.getByLabel("Message").fill("Write a long reply");
+    await page.waitForTimeout(500);
+    await takeLongTasks(page);
+    await page.getByLabel("Message").press("Enter");
+    await waitForReply(page, END);
+    // Highlighting goes on after the text is in: wait until the page is quiet.
+    await page.waitForTimeout(3_000);
+    const live = await takeLongTasks(page);
+    await expect(page.getByTestId("assistant-message").last().getByRole("heading", { name: "Part 1: what to check" })).toBeVisible();
+
+    await page.reload();
+    await waitForReply(page, END);
+    await page.waitForTimeout(3_000);
+    attempts.push({ live: describe(live), reload: describe(await takeLongTasks(page)) });
+  }
+
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const figures = {
+    replyBytes: Buffer.byteLength(text),
+    attempts,
+    medianOfMaxMs: { live: median(attempts.map((entry) => entry.live.maxMs)), reload: median(attempts.map((entry) => entry.reload.maxMs)) },
+  };
   console.log(`long-reply long tasks: ${JSON.stringify(figures)}`);
   test.info().annotations.push({ type: "long tasks", description: JSON.stringify(figures) });
-  expect(figures.live.maxMs).toBeLessThan(200);
-  expect(figures.reload.maxMs).toBeLessThan(200);
+  expect(figures.medianOfMaxMs.live).toBeLessThan(200);
+  expect(figures.medianOfMaxMs.reload).toBeLessThan(200);
 });
