@@ -21,7 +21,7 @@ export function humanBytes(bytes: number): string {
 export function userMessageContent(text: string, attachments: TMessageAttachment[] = []): TContentPart[] {
   if (!attachments.length) return [{ type: "text", text }];
   const listed = attachments.map((file) => `${file.path} (${file.mediaType}, ${humanBytes(file.bytes)}${file.image ? ", shown below" : ""})`).join("; ");
-  const parts: TContentPart[] = [{ type: "text", text: `${text}\n\n[Attached files, saved in my workspace: ${listed}]` }];
+  const parts: TContentPart[] = [{ type: "text", text: `${text ? `${text}\n\n` : ""}[Attached files, saved in my workspace: ${listed}]` }];
   for (const file of attachments) if (file.image) parts.push({ type: "image", mediaType: file.image.mediaType, data: file.image.data });
   return parts;
 }

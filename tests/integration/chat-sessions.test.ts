@@ -222,6 +222,17 @@ describe("attachments", () => {
     expect(JSON.stringify(fake.requests.at(-1)!.body.messages)).toContain(PNG.toString("base64"));
   });
 
+  it("accepts a message that is only files, and still refuses an empty one", async () => {
+    const { cookie } = await createUser();
+    const sessionId = await newSession(cookie);
+    expect((await chatWith(cookie, { sessionId, text: "   " })).status).toBe(400);
+    await upload(cookie, sessionId, "report.csv", new TextEncoder().encode("a,b\n1,2\n"));
+    fake.script([{ text: "A small table." }]);
+    const reply = await readUiStream(await chatWith(cookie, { sessionId, text: "", attachments: ["uploads/report.csv"] }));
+    expect(reply.text).toBe("A small table.");
+    expect(fake.requests.at(-1)!.body.messages.at(-1).content).toContain("uploads/report.csv (text/csv");
+  });
+
   it("refuses files outside the workspace, other people's chats, empty and too many files", async () => {
     const { cookie } = await createUser();
     const sessionId = await newSession(cookie);
