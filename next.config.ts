@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { developmentOrigins } from "./lib/http/dev-origins";
 import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from "./lib/http/security-headers";
 
 const nextConfig: NextConfig = {
@@ -7,6 +8,8 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["pg", "@prisma/adapter-pg", "@electric-sql/pglite", "@electric-sql/pglite-socket"],
   typedRoutes: false,
   turbopack: { root: import.meta.dirname },
+  // The dev server also answers on 127.0.0.1, the host name and the LAN addresses (lib/http/dev-origins.ts).
+  allowedDevOrigins: developmentOrigins(),
   // Pages get their Content-Security-Policy, with a per-request nonce, from proxy.ts.
   async headers() {
     return [

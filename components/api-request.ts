@@ -26,9 +26,14 @@ function errorFromBody(body: unknown): { code?: string; message?: string } {
   return { code: typeof code === "string" ? code : undefined, message: typeof message === "string" ? message : undefined };
 }
 
+/**
+ * `discardBody`: for endpoints that answer success with a stream the caller does not read here
+ * (an approval decision streams the run's continuation, which the chat follows separately); the
+ * body is cancelled and the result is undefined. Errors are read as usual.
+ */
 export async function apiRequest<TResult = unknown>(
   path: string,
-  options: { method?: "GET" | "POST" | "PATCH" | "PUT" | "DELETE"; body?: unknown } = {},
+  options: { method?: "GET" | "POST" | "PATCH" | "PUT" | "DELETE"; body?: unknown; discardBody?: boolean } = {},
 ): Promise<TResult> {
   const method = options.method ?? "GET";
   let response: Response;
@@ -47,6 +52,38 @@ export async function apiRequest<TResult = unknown>(
     throw new ApiRequestError("Could not reach the server. Check your connection and try again.", 0, "network");
   }
   if (response.status === 204) return undefined as TResult;
+  if (options.discardBody && response.ok) {
+    await response.body?.cancel().catch(() => {});
+    return undefined as TResult;
+  }
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok) {
+    const { code, message } = errorFromBody(body);
+    if (response.status === 401) throw new ApiRequestError(SESSION_ENDED, 401, code ?? "unauthorized");
+    throw new ApiRequestError(message ?? UNEXPECTED, response.status, code ?? "unknown");
+  }
+  return body as TResult;
+}
+
+/** Uploads a file as the request body (POST), answered with JSON like apiRequest. */
+export async function apiUpload<TResult = unknown>(path: string, file: Blob): Promise<TResult> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method: "POST",
+      headers: { accept: "application/json", "content-type": file.type || "application/octet-stream" },
+      body: file,
+      credentials: "same-origin",
+      cache: "no-store",
+    });
+  } catch {
+    throw new ApiRequestError("Could not reach the server. Check your connection and try again.", 0, "network");
+  }
   let body: unknown;
   try {
     body = await response.json();

@@ -16,6 +16,7 @@ import { ConfigError, getBehaviourConfig } from "../lib/config/behaviour";
 import { appPort, dataDirectory } from "../lib/config/environment";
 import { startEmbeddedDatabase, type TEmbeddedDatabase } from "../lib/db/embedded";
 import { migrateDatabase, readMigrations } from "../lib/db/migrate";
+import { providerStatus } from "../lib/providers/registry";
 import { prepareCgroupDelegation } from "../lib/sandbox/cgroups";
 import { createSandboxRuntime } from "../lib/sandbox/runtime";
 import { spawnBrowserWorker, type TWorkerProcess } from "../workers/browser/spawn-worker";
@@ -60,6 +61,22 @@ async function pendingMigrations(url: string): Promise<string[]> {
   } finally {
     await client.end();
   }
+}
+
+/** Which model providers and models chats will use, in chain order, or plainly that there are none. */
+function reportProviders(config: ReturnType<typeof getBehaviourConfig>): void {
+  const status = providerStatus(config);
+  const configured = status.filter((provider) => provider.configured);
+  if (!configured.length) {
+    process.stdout.write(`xclaw: no model provider is configured: chats cannot answer until OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY is set (README, "Model providers")\n`);
+    return;
+  }
+  const chain = configured.map((provider) => {
+    const extra = config.providers[provider.name].models.filter((model) => model !== provider.model);
+    return `${provider.name} (${provider.model}${extra.length ? `; also offered: ${extra.join(", ")}` : ""})`;
+  });
+  const skipped = status.filter((provider) => !provider.configured).map((provider) => provider.name);
+  process.stdout.write(`xclaw: model providers: ${chain.join(" → ")}${skipped.length ? ` (not configured: ${skipped.join(", ")})` : ""}\n`);
 }
 
 /** One start-up message on what the shell sandbox enforces here, and loudly what it cannot. */
@@ -119,6 +136,7 @@ async function main() {
     if (pending.length) fail(`the database has ${pending.length} pending migration(s) (${pending.join(", ")}). Run \`npm run db:migrate\` first.`);
   }
 
+  reportProviders(config);
   reportSandbox(config);
 
   if (mode === "start" && !existsSync(path.join(root, ".next", "BUILD_ID"))) {

@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { NewChatButton } from "@/components/chat/new-chat-button";
+import { NoProviderNotice } from "@/components/chat/no-provider-notice";
+import { providerStatus } from "@/lib/providers/registry";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { listSessions } from "@/lib/sessions/sessions";
 
@@ -23,6 +25,11 @@ export default async function HomePage() {
         Start a chat with the agent. It streams its answers, can use tools, and keeps every step so you can roll back or fork a
         conversation later.
       </p>
+      {providerStatus().some((provider) => provider.configured) ? null : (
+        <div className="mt-6 w-full max-w-md text-left">
+          <NoProviderNotice isAdmin={user.role === "ADMIN"} />
+        </div>
+      )}
       <NewChatButton className="mt-8 w-full max-w-xs" />
       <p className="mt-6 text-sm text-neutral-500 dark:text-neutral-400">
         Tip: type <code className="rounded bg-neutral-100 px-1 py-0.5 font-mono text-xs dark:bg-neutral-800">/help</code> in a chat for commands.

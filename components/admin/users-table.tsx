@@ -5,6 +5,8 @@ import { apiRequest, errorMessage } from "@/components/api-request";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { DateTime } from "@/components/ui/date-time";
+import { AccountLinkNotice } from "./account-link-notice";
+import { AddUserForm } from "./add-user-form";
 
 export type TAdminUser = {
   id: string;
@@ -14,6 +16,8 @@ export type TAdminUser = {
   status: "active" | "disabled";
   createdAt: string;
   lastSignInAt: string | null;
+  /** Added by an admin and has not used the invitation yet. */
+  invited: boolean;
 };
 
 type TChange = { status: "active" | "disabled" } | { role: "user" | "admin" };
@@ -32,15 +36,34 @@ function RoleBadge({ role }: { role: TAdminUser["role"] }) {
   return role === "admin" ? <Badge tone="blue">Admin</Badge> : <Badge tone="neutral">User</Badge>;
 }
 
-function StatusBadge({ status }: { status: TAdminUser["status"] }) {
-  return status === "active" ? <Badge tone="green">Active</Badge> : <Badge tone="red">Disabled</Badge>;
+function StatusBadge({ status, invited }: { status: TAdminUser["status"]; invited: boolean }) {
+  if (status !== "active") return <Badge tone="red">Disabled</Badge>;
+  return invited ? <Badge tone="blue">Invited</Badge> : <Badge tone="green">Active</Badge>;
 }
+
+type TLink = { kind: "invite" | "reset"; email: string; path: string; expiresAt: string };
 
 export function UsersTable({ initialUsers, currentUserId }: { initialUsers: TAdminUser[]; currentUserId: string }) {
   const [users, setUsers] = useState(initialUsers);
   const [pendingId, setPendingId] = useState<string>();
   const [error, setError] = useState<string>();
   const [notice, setNotice] = useState<string>();
+  const [link, setLink] = useState<TLink>();
+
+  async function makeLink(user: TAdminUser) {
+    setPendingId(user.id);
+    setError(undefined);
+    setNotice(undefined);
+    setLink(undefined);
+    try {
+      const result = await apiRequest<{ kind: "invite" | "reset"; link: { path: string; expiresAt: string } }>(`/api/admin/users/${encodeURIComponent(user.id)}/password-link`, { method: "POST" });
+      setLink({ kind: result.kind, email: user.email, ...result.link });
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setPendingId(undefined);
+    }
+  }
 
   async function update(user: TAdminUser, change: TChange, done: string) {
     setPendingId(user.id);
@@ -62,8 +85,10 @@ export function UsersTable({ initialUsers, currentUserId }: { initialUsers: TAdm
 
   return (
     <div className="space-y-4">
+      <AddUserForm onAdded={(user) => setUsers((rows) => [...rows, user])} />
       {notice ? <Alert tone="success">{notice}</Alert> : null}
       {error ? <Alert tone="error">{error}</Alert> : null}
+      {link ? <AccountLinkNotice {...link} /> : null}
       <div className="overflow-x-auto rounded-lg border border-neutral-200 dark:border-neutral-800">
         <table className="w-full text-left text-sm">
           <caption className="sr-only">Users</caption>
@@ -94,14 +119,14 @@ export function UsersTable({ initialUsers, currentUserId }: { initialUsers: TAdm
                     {/* Small screens have no room for the role and status columns; show them here. */}
                     <div className="mt-1.5 flex flex-wrap gap-1.5 sm:hidden">
                       <RoleBadge role={user.role} />
-                      <StatusBadge status={user.status} />
+                      <StatusBadge status={user.status} invited={user.invited} />
                     </div>
                   </td>
                   <td className="hidden px-4 py-3 sm:table-cell">
                     <RoleBadge role={user.role} />
                   </td>
                   <td className="hidden px-4 py-3 sm:table-cell">
-                    <StatusBadge status={user.status} />
+                    <StatusBadge status={user.status} invited={user.invited} />
                   </td>
                   <td className="hidden px-4 py-3 whitespace-nowrap text-neutral-600 lg:table-cell dark:text-neutral-400">
                     <DateTime iso={user.lastSignInAt} fallback="Never" />
@@ -111,6 +136,9 @@ export function UsersTable({ initialUsers, currentUserId }: { initialUsers: TAdm
                   </td>
                   <td className="px-3 py-3 sm:px-4">
                     <div className="flex flex-col items-stretch justify-end gap-2 sm:flex-row sm:items-center">
+                      <Button variant="secondary" size="sm" disabled={busy} aria-label={`${user.invited ? "New invitation link for" : "Password reset link for"} ${user.email}`} onClick={() => makeLink(user)}>
+                        {user.invited ? "Invitation link" : "Reset password"}
+                      </Button>
                       {user.role === "admin" ? (
                         <Button
                           variant="secondary"

@@ -2,20 +2,21 @@
 
 import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from "react";
 import { apiRequest } from "@/components/api-request";
+import type { TSessionSummary } from "@/lib/wire/chat";
 
 /**
  * The signed-in user's chat sessions, shared by the sidebar and the chat page. The layout renders
  * the first list on the server; anything that changes a session (a run gives it a title, rename,
  * delete, fork, new chat) calls `refresh()` instead of re-rendering the whole layout.
  */
-export type TSessionListItem = {
-  id: string;
-  title: string;
-  status: "init" | "running" | "paused" | "success" | "failed";
-  updatedAt: string;
-};
+export type TSessionListItem = Pick<TSessionSummary, "id" | "title" | "status" | "updatedAt" | "trigger" | "parentSessionId" | "forkedFromStep">;
 
-type TSessionsResponse = { sessions: { id: string; title: string; status: TSessionListItem["status"]; updatedAt: string; trigger?: string }[] };
+type TSessionsResponse = { sessions: TSessionSummary[] };
+
+export function toListItem(session: TSessionSummary): TSessionListItem {
+  const { id, title, status, updatedAt, trigger, parentSessionId, forkedFromStep } = session;
+  return { id, title, status, updatedAt, trigger, parentSessionId, forkedFromStep };
+}
 
 type TSessionListContext = {
   sessions: TSessionListItem[];
@@ -35,9 +36,9 @@ export function SessionListProvider({ initialSessions, children }: { initialSess
   const refresh = useCallback(async () => {
     const request = ++latestRequest.current;
     try {
-      const body = await apiRequest<TSessionsResponse>("/api/sessions?exclude=job,webhook,agent");
+      const body = await apiRequest<TSessionsResponse>("/api/sessions?view=sidebar");
       if (request !== latestRequest.current) return;
-      const sessions = body.sessions.map(({ id, title, status, updatedAt }) => ({ id, title, status, updatedAt }));
+      const sessions = body.sessions.map(toListItem);
       setState((current) => ({ ...current, sessions }));
     } catch {
       // The list stays as it was; the next refresh tries again.

@@ -2,10 +2,15 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useRef } from "react";
+import { NewChatButton } from "@/components/chat/new-chat-button";
+import { HeaderActions } from "./header-actions";
 import { NotificationBell } from "./notification-bell";
 import { SessionList } from "./session-list";
+import { MobileMenuButton, useSidebar } from "./sidebar-context";
 import { SignOutButton } from "./sign-out-button";
+import type { TTheme } from "./theme";
+import { ThemeToggle } from "./theme-toggle";
 
 export type TShellUser = { name: string | null; email: string; isAdmin: boolean };
 
@@ -34,78 +39,105 @@ function navItems(isAdmin: boolean): TNavItem[] {
 }
 
 /**
- * The app's navigation: a fixed column from the md breakpoint up; below it, a top bar whose menu
- * button opens the same column as a drawer (one copy in the DOM, so every control has one name).
+ * The app's navigation: a fixed column from the md breakpoint up; below it a drawer opened by the
+ * menu button, which sits in the app bar, or in the page's own header on chat pages (one header on
+ * a phone, not two). One copy in the DOM, so every control has one name. "New chat" stays at the
+ * top, above the chat list, which scrolls on its own; Ctrl+Shift+O opens a new chat from anywhere.
  */
-export function Sidebar({ user }: { user: TShellUser }) {
+export function Sidebar({ user, theme }: { user: TShellUser; theme: TTheme }) {
   const pathname = usePathname();
-  const [open, setOpen] = useState(false);
-  const panelId = useId();
-  const menuButton = useRef<HTMLButtonElement>(null);
-  const firstLink = useRef<HTMLAnchorElement>(null);
+  const { open, setOpen, panelId, menuButton } = useSidebar();
+  const newChat = useRef<HTMLButtonElement>(null);
+  const firstControl = useRef<HTMLAnchorElement>(null);
+  const chatPage = pathname.startsWith("/chat/");
+
+  const close = () => setOpen(false);
 
   useEffect(() => {
     if (!open) return;
-    firstLink.current?.focus();
+    firstControl.current?.focus();
     const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key === "Escape") {
+      if (event.key === "Escape" && !event.defaultPrevented) {
         setOpen(false);
         menuButton.current?.focus();
       }
     };
     window.addEventListener("keydown", onKeyDown);
     return () => window.removeEventListener("keydown", onKeyDown);
-  }, [open]);
+  }, [open, setOpen, menuButton]);
 
-  const close = () => setOpen(false);
+  // Close the drawer when the page changes (a chat was opened from it).
+  useEffect(() => setOpen(false), [pathname, setOpen]);
+
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && event.shiftKey && event.key.toLowerCase() === "o") {
+        event.preventDefault();
+        newChat.current?.click();
+      }
+    };
+    window.addEventListener("keydown", onKeyDown);
+    return () => window.removeEventListener("keydown", onKeyDown);
+  }, []);
 
   return (
     <>
-      <div className="sticky top-0 z-30 flex h-14 items-center gap-2 border-b border-neutral-200 bg-white/90 px-3 backdrop-blur md:hidden dark:border-neutral-800 dark:bg-neutral-950/90">
-        <button
-          ref={menuButton}
-          type="button"
-          className="grid size-10 place-items-center rounded-lg text-neutral-700 hover:bg-neutral-100 focus-visible:outline-2 focus-visible:outline-blue-600 dark:text-neutral-200 dark:hover:bg-neutral-800"
-          aria-label={open ? "Close menu" : "Open menu"}
-          aria-expanded={open}
-          aria-controls={panelId}
-          onClick={() => setOpen((value) => !value)}
-        >
-          {open ? <CloseIcon /> : <MenuIcon />}
-        </button>
+      <div
+        className={[
+          "sticky top-0 z-30 h-14 items-center gap-2 border-b border-neutral-200 bg-white/90 px-3 backdrop-blur md:hidden dark:border-neutral-800 dark:bg-neutral-950/90",
+          chatPage ? "hidden" : "flex",
+        ].join(" ")}
+      >
+        {chatPage ? null : <MobileMenuButton />}
         <Brand />
-        <div className="ml-auto">
+        <HeaderActions>
           <NotificationBell placement="topbar" />
-        </div>
+        </HeaderActions>
       </div>
 
-      {open ? (
-        <div className="fixed inset-0 top-14 z-30 bg-neutral-950/40 md:hidden" aria-hidden="true" onClick={close} />
-      ) : null}
+      {open ? <div className="fixed inset-0 z-40 bg-neutral-950/40 md:hidden" aria-hidden="true" onClick={close} /> : null}
 
       <aside
         id={panelId}
         aria-label="Sidebar"
         className={[
-          "z-40 w-72 flex-col border-r border-neutral-200 bg-neutral-50 dark:border-neutral-800 dark:bg-neutral-900",
-          "fixed top-14 bottom-0 left-0 md:sticky md:top-0 md:h-dvh md:w-64 md:shrink-0",
+          "z-50 w-[min(20rem,85vw)] flex-col border-r border-neutral-200 bg-neutral-50 dark:border-neutral-800 dark:bg-neutral-900",
+          "fixed inset-y-0 left-0 md:sticky md:top-0 md:z-auto md:h-dvh md:w-64 md:shrink-0",
           open ? "flex shadow-xl md:shadow-none" : "hidden",
           "md:flex",
         ].join(" ")}
       >
-        <div className="hidden h-14 items-center justify-between gap-2 px-4 md:flex">
-          <Brand />
-          <NotificationBell placement="sidebar" />
+        <div className="flex h-14 shrink-0 items-center gap-2 px-3">
+          <Brand ref={firstControl} />
+          <HeaderActions>
+            <NotificationBell placement="sidebar" />
+          </HeaderActions>
+          <button
+            type="button"
+            onClick={() => {
+              close();
+              menuButton.current?.focus();
+            }}
+            aria-label="Close menu"
+            className="grid size-9 place-items-center rounded-lg text-neutral-600 hover:bg-neutral-200/60 focus-visible:outline-2 focus-visible:outline-blue-600 md:hidden dark:text-neutral-300 dark:hover:bg-neutral-800"
+          >
+            <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" aria-hidden="true">
+              <path d="M6 6l12 12M18 6 6 18" />
+            </svg>
+          </button>
         </div>
 
-        <nav aria-label="Primary" className="px-3 pt-3 md:pt-1">
+        <div className="shrink-0 px-3 pb-2">
+          <NewChatButton ref={newChat} variant="secondary" size="sm" onCreated={close} />
+        </div>
+
+        <nav aria-label="Primary" className="shrink-0 px-3 pb-2">
           <ul className="space-y-0.5">
-            {navItems(user.isAdmin).map((item, index) => {
+            {navItems(user.isAdmin).map((item) => {
               const active = item.match(pathname);
               return (
                 <li key={item.href}>
                   <Link
-                    ref={index === 0 ? firstLink : undefined}
                     href={item.href}
                     onClick={close}
                     aria-current={active ? "page" : undefined}
@@ -126,11 +158,11 @@ export function Sidebar({ user }: { user: TShellUser }) {
           </ul>
         </nav>
 
-        <section aria-labelledby={`${panelId}-recent`} data-slot="session-list" className="mt-6 min-h-0 flex-1 overflow-y-auto px-3">
+        <section aria-labelledby={`${panelId}-recent`} data-slot="session-list" className="flex min-h-0 flex-1 flex-col border-t border-neutral-200 pt-3 dark:border-neutral-800">
           <SessionList headingId={`${panelId}-recent`} onNavigate={close} />
         </section>
 
-        <div className="border-t border-neutral-200 p-3 dark:border-neutral-800">
+        <div className="shrink-0 space-y-3 border-t border-neutral-200 p-3 dark:border-neutral-800">
           <div className="flex items-center gap-3 px-1">
             <span
               aria-hidden="true"
@@ -145,16 +177,18 @@ export function Sidebar({ user }: { user: TShellUser }) {
               </p>
             </div>
           </div>
-          <SignOutButton className="mt-3 w-full" />
+          <ThemeToggle initial={theme} />
+          <SignOutButton className="w-full" />
         </div>
       </aside>
     </>
   );
 }
 
-function Brand() {
+function Brand({ ref }: { ref?: React.Ref<HTMLAnchorElement> }) {
   return (
     <Link
+      ref={ref}
       href="/"
       className="flex items-center gap-2 rounded-lg text-base font-semibold tracking-tight text-neutral-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 dark:text-neutral-50"
     >
@@ -239,21 +273,5 @@ function ClockIcon() {
       <circle cx="12" cy="12" r="9" />
       <path d="M12 7v5l3 2" />
     </Icon>
-  );
-}
-
-function MenuIcon() {
-  return (
-    <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" aria-hidden="true">
-      <path d="M4 6h16M4 12h16M4 18h16" />
-    </svg>
-  );
-}
-
-function CloseIcon() {
-  return (
-    <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" aria-hidden="true">
-      <path d="M6 6l12 12M18 6 6 18" />
-    </svg>
   );
 }

@@ -4,12 +4,14 @@ import { signIn } from "next-auth/react";
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { hardNavigate } from "@/components/hard-navigate";
+import { useFormFallbackAction } from "@/components/forms/form-fallback";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/text-field";
 import { signInErrorMessage } from "./sign-in-error";
 
-export function SignInForm({ initialError }: { initialError?: string }) {
+export function SignInForm({ initialError, registrationOpen }: { initialError?: string; registrationOpen: boolean }) {
+  const fallbackAction = useFormFallbackAction();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [pending, setPending] = useState(false);
@@ -34,7 +36,7 @@ export function SignInForm({ initialError }: { initialError?: string }) {
   }
 
   return (
-    <form onSubmit={onSubmit} className="space-y-4">
+    <form method="post" action={fallbackAction} onSubmit={onSubmit} className="space-y-4">
       {error ? <Alert tone="error">{error}</Alert> : null}
       <TextField
         label="Email"
@@ -59,12 +61,16 @@ export function SignInForm({ initialError }: { initialError?: string }) {
       <Button type="submit" pending={pending} className="w-full">
         Sign in
       </Button>
-      <p className="text-center text-sm text-neutral-600 dark:text-neutral-400">
-        New here?{" "}
-        <Link href="/sign-up" className="font-medium text-blue-700 underline-offset-4 hover:underline dark:text-blue-400">
-          Create an account
-        </Link>
-      </p>
+      {registrationOpen ? (
+        <p className="text-center text-sm text-neutral-600 dark:text-neutral-400">
+          New here?{" "}
+          <Link href="/sign-up" className="font-medium text-blue-700 underline-offset-4 hover:underline dark:text-blue-400">
+            Create an account
+          </Link>
+        </p>
+      ) : (
+        <p className="text-center text-sm text-neutral-600 dark:text-neutral-400">No account yet? Ask an administrator for an invitation.</p>
+      )}
     </form>
   );
 }

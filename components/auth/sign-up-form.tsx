@@ -5,12 +5,14 @@ import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { hardNavigate } from "@/components/hard-navigate";
 import { apiRequest, errorMessage } from "@/components/api-request";
+import { useFormFallbackAction } from "@/components/forms/form-fallback";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/text-field";
 import { signInErrorMessage } from "./sign-in-error";
 
 export function SignUpForm({ passwordMinLength }: { passwordMinLength: number }) {
+  const fallbackAction = useFormFallbackAction();
   const [name, setName] = useState("");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -51,7 +53,7 @@ export function SignUpForm({ passwordMinLength }: { passwordMinLength: number })
 
   // noValidate: the server checks everything, and its messages say exactly what to fix.
   return (
-    <form onSubmit={onSubmit} className="space-y-4" noValidate>
+    <form method="post" action={fallbackAction} onSubmit={onSubmit} className="space-y-4" noValidate>
       {error ? (
         <Alert tone="error">
           {error}

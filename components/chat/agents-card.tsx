@@ -6,7 +6,7 @@ import { useState } from "react";
 import { describeChatError } from "./chat-error";
 import { ApprovalCard } from "./approval-card";
 import { Markdown } from "./markdown";
-import type { TApprovalDecision, TApprovalView, TToolOutput } from "./types";
+import type { TApprovalDecision, TApprovalView, TLocalDecision, TToolOutputView } from "./types";
 import type { TAgentCallKind, TAgentsCardDetail, TWorkerApproval, TWorkerResult, TWorkerStatus, TWorkerView } from "@/lib/wire/agents";
 
 /**
@@ -71,7 +71,7 @@ function summaryText(summary: unknown): string {
 const TITLES: Record<TAgentCallKind, string> = { delegate: "Delegated", debate: "Debate", pipeline: "Pipeline" };
 
 export function AgentsCard({ part, active, progress }: { part: DynamicToolUIPart; active: boolean; progress?: { text: string; fraction?: number; detail?: unknown } }) {
-  const output = (part.state === "output-available" ? part.output : undefined) as TToolOutput | string | undefined;
+  const output = (part.state === "output-available" ? part.output : undefined) as Partial<TToolOutputView> | string | undefined;
   const outputText = typeof output === "string" ? output : output?.text;
   const finished = part.state === "output-available" || part.state === "output-error";
   const failedCall = part.state === "output-error" || (typeof output === "object" && output?.isError === true);
@@ -122,7 +122,7 @@ async function decide(sessionId: string, approval: TWorkerApproval, decision: TA
 }
 
 function WorkerRow({ worker, step }: { worker: TWorkerView; step?: number }) {
-  const [decided, setDecided] = useState<"approved" | "denied">();
+  const [decided, setDecided] = useState<TLocalDecision>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const status = STATUS[worker.status] ?? STATUS.failed;
@@ -175,7 +175,7 @@ function WorkerRow({ worker, step }: { worker: TWorkerView; step?: number }) {
               setError(undefined);
               try {
                 await decide(worker.sessionId!, chosen as TWorkerApproval, decision);
-                setDecided(decision.decision === "approve" ? "approved" : "denied");
+                setDecided({ status: decision.decision === "approve" ? "approved" : "denied" });
               } catch (caught) {
                 setError((caught as Error).message);
               } finally {

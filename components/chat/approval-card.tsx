@@ -2,78 +2,60 @@
 
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
-import { CodeBlock } from "./code-block";
-import type { TApprovalDecision, TApprovalView } from "./types";
-
-type TPreview = { title?: string; command?: string; path?: string; diff?: string; detail?: string; origin?: string };
-
-/** An http(s) origin as URL writes it, or nothing: the card only offers to allow a real site. */
-function webOrigin(value: unknown): string | undefined {
-  if (typeof value !== "string") return undefined;
-  try {
-    const url = new URL(value);
-    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function readPreview(preview: unknown): TPreview {
-  if (!preview || typeof preview !== "object") return {};
-  const value = preview as Record<string, unknown>;
-  const text = (key: string) => (typeof value[key] === "string" && value[key] ? (value[key] as string) : undefined);
-  return { title: text("title"), command: text("command"), path: text("path"), diff: text("diff"), detail: text("detail"), origin: webOrigin(value.origin) };
-}
-
-const STATUS_TEXT: Record<TApprovalView["status"], string> = {
-  pending: "Waiting for your approval",
-  approved: "Approved",
-  denied: "Denied",
-  expired: "Expired: counted as denied",
-};
+import { DiffView } from "./diff-view";
+import { readApprovalPreview } from "./message-model";
+import type { TApprovalDecision, TApprovalView, TLocalDecision } from "./types";
 
 const CHECKBOX = "size-4 shrink-0 accent-neutral-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 dark:accent-neutral-100 dark:focus-visible:outline-blue-400";
 
+function decidedText(status: TApprovalView["status"], reason: string | null | undefined): string {
+  if (status === "approved") return "You approved this.";
+  if (status === "denied") return reason ? `Denied: ${reason.replace(/\.$/, "")}.` : "You denied this.";
+  if (status === "expired") return "Nobody decided in time, so it counted as denied.";
+  return "";
+}
+
 /**
- * A risky tool call the run paused for: what it would do, and Approve / Deny while it is pending.
- * When the call would send data to a site the chat does not allow yet (`preview.origin`), the card
- * says so and offers to allow that site for the rest of the chat.
- * `decided` is the decision just sent from this page, shown until the stored history catches up.
+ * What a risky tool call would do, inside its tool card, with Approve / Deny while it waits. The
+ * card's state line says that it waits; this panel shows what and offers the choice. When the
+ * call would send data to a site the chat does not allow yet (`preview.origin`), it says so and
+ * offers to allow that site for the rest of the chat. `decided` is the decision just made on this
+ * page, shown until the stored history catches up.
  */
-export function ApprovalCard({
+export function ApprovalPanel({
   approval,
   decided,
   disabled,
   onDecide,
 }: {
   approval: TApprovalView;
-  decided?: "approved" | "denied";
+  decided?: TLocalDecision;
   disabled: boolean;
   onDecide: (approval: TApprovalView, decision: TApprovalDecision) => void;
 }) {
   const [alwaysAllow, setAlwaysAllow] = useState(false);
   const [alwaysAllowSite, setAlwaysAllowSite] = useState(false);
   const destinationId = useId();
-  const status = decided ?? approval.status;
-  const preview = readPreview(approval.preview);
+  const status = decided?.status ?? approval.status;
+  const reason = decided ? decided.reason : approval.reason;
+  const preview = readApprovalPreview(approval.preview);
   const pending = status === "pending";
   const site = preview.origin ? new URL(preview.origin).host : undefined;
+  const title = preview.title ?? `Run ${approval.toolName}`;
 
   return (
     <div
       data-testid="approval-card"
       data-status={status}
       role="group"
-      aria-label={`Approval: ${preview.title ?? `Run ${approval.toolName}`}`}
+      aria-label={`Approval: ${title}`}
       className={[
-        "my-3 min-w-0 rounded-lg border px-3 py-3 text-sm",
-        pending
-          ? "border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-100"
-          : "border-neutral-200 bg-neutral-50 text-neutral-800 dark:border-neutral-800 dark:bg-neutral-900 dark:text-neutral-200",
+        "min-w-0 border-t px-3 py-3 text-sm",
+        pending ? "border-amber-200 bg-amber-50/60 text-amber-950 dark:border-amber-900 dark:bg-amber-950/20 dark:text-amber-100" : "border-neutral-200 text-neutral-800 dark:border-neutral-800 dark:text-neutral-200",
       ].join(" ")}
     >
       <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
-        <p className="font-semibold break-words">{preview.title ?? `Run ${approval.toolName}`}</p>
+        <p className="font-semibold break-words">{title}</p>
         <span className="font-mono text-xs opacity-80">
           {approval.toolName} · risk: {approval.risk}
         </span>
@@ -91,12 +73,8 @@ export function ApprovalCard({
           File: <code className="font-mono">{preview.path}</code>
         </p>
       ) : null}
-      {preview.diff ? <CodeBlock code={preview.diff} language="diff" /> : null}
+      {preview.diff ? <DiffView diff={preview.diff} /> : null}
       {preview.detail ? <p className="mt-2 text-xs [overflow-wrap:anywhere] whitespace-pre-wrap">{preview.detail}</p> : null}
-      <p className="mt-2 text-xs font-medium" aria-live="polite">
-        {STATUS_TEXT[status]}
-        {status !== "pending" && approval.reason && !decided ? ` — ${approval.reason}` : ""}
-      </p>
       {pending ? (
         <>
           <div className="mt-3 flex flex-wrap items-center gap-2">
@@ -129,7 +107,20 @@ export function ApprovalCard({
             </label>
           </div>
         </>
-      ) : null}
+      ) : (
+        <p data-testid="approval-decision" className="mt-2 text-xs font-medium">
+          {decidedText(status, reason)}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** An approval whose tool call is not in the conversation (it was rolled back): the panel alone. */
+export function ApprovalCard(props: Parameters<typeof ApprovalPanel>[0]) {
+  return (
+    <div className="my-3 overflow-hidden rounded-lg border border-neutral-200 dark:border-neutral-800">
+      <ApprovalPanel {...props} />
     </div>
   );
 }

@@ -13,10 +13,11 @@ export function describeChatError(error: Error): TChatError {
   const text = error.message.trim();
   if (text.startsWith("{")) {
     try {
-      const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
-      const code = typeof body.error?.code === "string" ? body.error.code : undefined;
+      const body: unknown = JSON.parse(text);
+      const error = body && typeof body === "object" && "error" in body && body.error && typeof body.error === "object" ? body.error : {};
+      const code = "code" in error && typeof error.code === "string" ? error.code : undefined;
       if (code === "unauthorized") return { message: SESSION_ENDED, code, http: true };
-      const message = typeof body.error?.message === "string" ? body.error.message : UNEXPECTED;
+      const message = "message" in error && typeof error.message === "string" ? error.message : UNEXPECTED;
       return { message, code, http: true };
     } catch {
       // not JSON after all: fall through

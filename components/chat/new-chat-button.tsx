@@ -1,25 +1,28 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useState, type Ref } from "react";
 import { apiRequest, errorMessage } from "@/components/api-request";
-import { useSessionList, type TSessionListItem } from "@/components/app-shell/session-list-context";
+import { useSessionList } from "@/components/app-shell/session-list-context";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import type { TSessionSummary } from "@/lib/wire/chat";
 
-type TCreatedSession = { session: { id: string; title: string; status: TSessionListItem["status"]; updatedAt: string } };
+type TOpenedSession = { session: TSessionSummary; reused?: boolean };
 
-/** Creates an empty session and opens it. */
+/** Opens a new chat: the newest still-empty one if there is one (POST /api/sessions reuseEmpty). */
 export function NewChatButton({
   className,
   variant = "primary",
   size = "md",
   onCreated,
+  ref,
 }: {
   className?: string;
   variant?: "primary" | "secondary";
   size?: "md" | "sm";
   onCreated?: () => void;
+  ref?: Ref<HTMLButtonElement>;
 }) {
   const router = useRouter();
   const { update } = useSessionList();
@@ -30,9 +33,9 @@ export function NewChatButton({
     setPending(true);
     setError(undefined);
     try {
-      const { session } = await apiRequest<TCreatedSession>("/api/sessions", { method: "POST", body: {} });
+      const { session } = await apiRequest<TOpenedSession>("/api/sessions", { method: "POST", body: { reuseEmpty: true } });
       update((sessions) => [
-        { id: session.id, title: session.title, status: session.status, updatedAt: session.updatedAt },
+        { id: session.id, title: session.title, status: session.status, updatedAt: session.updatedAt, trigger: session.trigger, parentSessionId: session.parentSessionId, forkedFromStep: session.forkedFromStep },
         ...sessions.filter((item) => item.id !== session.id),
       ]);
       onCreated?.();
@@ -46,7 +49,7 @@ export function NewChatButton({
 
   return (
     <div className={className}>
-      <Button variant={variant} size={size} pending={pending} onClick={create} className="w-full">
+      <Button ref={ref} variant={variant} size={size} pending={pending} onClick={create} className="w-full" aria-keyshortcuts="Control+Shift+O">
         {pending ? null : <PlusIcon />}
         New chat
       </Button>

@@ -5,6 +5,8 @@ import { apiRequest, errorMessage } from "@/components/api-request";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { usePreferences } from "./hooks/use-preferences";
+import { groupStepsByTurn } from "./steps-model";
 import type { TStepRow } from "./types";
 
 type TForkResponse = { session: { id: string; title: string } };
@@ -12,16 +14,20 @@ type TRollbackResponse = { removed: number };
 
 const TYPE_LABELS: Record<TStepRow["type"], string> = { user_input: "Message", model_call: "Model", tool_call: "Tool", system_note: "Note", command: "Command" };
 
+function inputText(step: TStepRow): string | undefined {
+  const input = step.input;
+  return input && typeof input === "object" && "text" in input && typeof input.text === "string" ? input.text : undefined;
+}
+
 function describe(step: TStepRow): string {
   if (step.type === "tool_call") return step.name;
   if (step.type === "model_call") return step.model ?? "model call";
   if (step.type === "user_input") {
-    const text = (step.input as { text?: unknown } | null)?.text;
-    return typeof text === "string" ? `“${text.replace(/\s+/g, " ").trim()}”` : "your message";
+    const text = inputText(step);
+    return text !== undefined ? `“${text.replace(/\s+/g, " ").trim()}”` : "your message";
   }
   if (step.type === "system_note") {
-    const text = (step.input as { text?: unknown } | null)?.text;
-    return typeof text === "string" ? text : step.name;
+    return inputText(step) ?? step.name;
   }
   return step.name;
 }
@@ -41,8 +47,10 @@ function stepDetails(step: TStepRow): string {
 }
 
 /**
- * The session's trace: every step with its status, time and tokens, and per step "Rollback to" (after
- * a confirmation) and "Fork at". A side column on wide screens, a bottom sheet on phones.
+ * The session's trace, turn by turn (each message and what answered it): every step with its
+ * status, time and tokens, and per step "Rollback to" (after a confirmation) and "Fork at". The
+ * step ids can also be shown in the conversation (a preference, off by default). A side column on
+ * wide screens, a bottom sheet on phones.
  */
 export function StepsPanel({
   id,
@@ -73,6 +81,7 @@ export function StepsPanel({
   const [rollbackError, setRollbackError] = useState<string>();
   const [forkingKey, setForkingKey] = useState<string>();
   const panel = useRef<HTMLElement>(null);
+  const [preferences, setPreferences] = usePreferences();
   const scroller = useRef<HTMLDivElement>(null);
 
   const requestKey = `${version}:${refreshCount}`;
@@ -180,6 +189,15 @@ export function StepsPanel({
               {error}
             </Alert>
           ) : null}
+          <label className="mb-3 flex items-center gap-2 px-1 text-xs text-neutral-700 dark:text-neutral-300">
+            <input
+              type="checkbox"
+              checked={preferences.showStepIds}
+              onChange={(event) => setPreferences({ showStepIds: event.target.checked })}
+              className="size-4 accent-neutral-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 dark:accent-neutral-100"
+            />
+            Show step ids in the conversation
+          </label>
           {busy ? (
             <p className="mb-3 text-xs text-neutral-500 dark:text-neutral-400">A run is in progress: rollback and fork are available once it ends.</p>
           ) : null}
@@ -188,48 +206,30 @@ export function StepsPanel({
           ) : steps.length === 0 ? (
             <p className="px-1 text-sm text-neutral-500 dark:text-neutral-400">No steps yet. Every message, model call and tool call becomes a step here.</p>
           ) : (
-            <ol className="space-y-2" aria-label="Steps of this chat">
-              {steps.map((step) => (
-                <li key={step.key} data-testid="step-row" className="rounded-lg border border-neutral-200 px-3 py-2 text-sm dark:border-neutral-800">
-                  <div className="flex items-center gap-2">
-                    <span className="font-mono text-xs font-medium text-neutral-900 dark:text-neutral-100">{step.key}</span>
-                    <span className="text-xs text-neutral-500 dark:text-neutral-400">{TYPE_LABELS[step.type]}</span>
-                    <StatusBadge status={step.status} />
-                  </div>
-                  <p className="mt-1 truncate text-neutral-800 dark:text-neutral-200" title={describe(step)}>
-                    {describe(step)}
-                  </p>
-                  {stepDetails(step) ? <p className="mt-0.5 text-xs text-neutral-500 dark:text-neutral-400">{stepDetails(step)}</p> : null}
-                  {step.error ? <p className="mt-1 text-xs break-words text-red-700 dark:text-red-300">{step.error}</p> : null}
-                  {step.childSessions?.length ? (
-                    <ul aria-label={`Workers of ${step.key}`} className="mt-1.5 space-y-0.5 border-l-2 border-neutral-200 pl-2 text-xs dark:border-neutral-700">
-                      {step.childSessions.map((child) => (
-                        <li key={child.sessionId}>
-                          <a href={`/chat/${child.sessionId}`} className="underline underline-offset-2 hover:text-neutral-900 focus-visible:outline-2 focus-visible:outline-blue-600 dark:hover:text-neutral-100">
-                            {child.agent}
-                          </a>{" "}
-                          <span className="text-neutral-500 dark:text-neutral-400">{child.status.replace("_", " ")}</span>
-                        </li>
-                      ))}
-                    </ul>
-                  ) : null}
-                  <div className="mt-2 flex gap-2">
-                    <Button
-                      variant="secondary"
-                      size="sm"
-                      aria-label={`Rollback to ${step.key}`}
-                      disabled={busy}
-                      onClick={() => {
-                        setRollbackError(undefined);
-                        setRollbackKey(step.key);
-                      }}
-                    >
-                      Rollback
-                    </Button>
-                    <Button variant="secondary" size="sm" aria-label={`Fork at ${step.key}`} disabled={busy} pending={forkingKey === step.key} onClick={() => void fork(step.key)}>
-                      Fork
-                    </Button>
-                  </div>
+            <ol className="space-y-4" aria-label="Steps of this chat, by turn">
+              {groupStepsByTurn(steps).map((turn, turnIndex) => (
+                <li key={turn.key} data-testid="step-turn">
+                  <h3 className="mb-1.5 flex items-baseline gap-2 px-1 text-xs font-semibold text-neutral-600 dark:text-neutral-300">
+                    <span className="shrink-0">Turn {turnIndex + 1}</span>
+                    <span className="truncate font-normal text-neutral-500 dark:text-neutral-400" title={turn.label}>
+                      {turn.label}
+                    </span>
+                  </h3>
+                  <ol className="space-y-2">
+                    {turn.steps.map((step) => (
+                      <StepItem
+                        key={step.key}
+                        step={step}
+                        busy={busy}
+                        forking={forkingKey === step.key}
+                        onRollback={() => {
+                          setRollbackError(undefined);
+                          setRollbackKey(step.key);
+                        }}
+                        onFork={() => void fork(step.key)}
+                      />
+                    ))}
+                  </ol>
                 </li>
               ))}
             </ol>
@@ -251,6 +251,43 @@ export function StepsPanel({
         Step {rollbackKey} and every step after it are removed from this chat, as if they never happened. To keep them, fork instead.
       </ConfirmDialog>
     </>
+  );
+}
+
+function StepItem({ step, busy, forking, onRollback, onFork }: { step: TStepRow; busy: boolean; forking: boolean; onRollback: () => void; onFork: () => void }) {
+  return (
+    <li data-testid="step-row" className="rounded-lg border border-neutral-200 px-3 py-2 text-sm dark:border-neutral-800">
+      <div className="flex items-center gap-2">
+        <span className="font-mono text-xs font-medium text-neutral-900 dark:text-neutral-100">{step.key}</span>
+        <span className="text-xs text-neutral-500 dark:text-neutral-400">{TYPE_LABELS[step.type]}</span>
+        <StatusBadge status={step.status} />
+      </div>
+      <p className="mt-1 truncate text-neutral-800 dark:text-neutral-200" title={describe(step)}>
+        {describe(step)}
+      </p>
+      {stepDetails(step) ? <p className="mt-0.5 text-xs text-neutral-500 dark:text-neutral-400">{stepDetails(step)}</p> : null}
+      {step.error ? <p className="mt-1 text-xs break-words text-red-700 dark:text-red-300">{step.error}</p> : null}
+      {step.childSessions?.length ? (
+        <ul aria-label={`Workers of ${step.key}`} className="mt-1.5 space-y-0.5 border-l-2 border-neutral-200 pl-2 text-xs dark:border-neutral-700">
+          {step.childSessions.map((child) => (
+            <li key={child.sessionId}>
+              <a href={`/chat/${child.sessionId}`} className="underline underline-offset-2 hover:text-neutral-900 focus-visible:outline-2 focus-visible:outline-blue-600 dark:hover:text-neutral-100">
+                {child.agent}
+              </a>{" "}
+              <span className="text-neutral-500 dark:text-neutral-400">{child.status.replace("_", " ")}</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <div className="mt-2 flex gap-2">
+        <Button variant="secondary" size="sm" aria-label={`Rollback to ${step.key}`} disabled={busy} onClick={onRollback}>
+          Rollback
+        </Button>
+        <Button variant="secondary" size="sm" aria-label={`Fork at ${step.key}`} disabled={busy} pending={forking} onClick={onFork}>
+          Fork
+        </Button>
+      </div>
+    </li>
   );
 }
 

@@ -1,10 +1,28 @@
 "use client";
 
-import type { DynamicToolUIPart } from "ai";
 import { useState } from "react";
-import type { TApprovalView, TToolOutput } from "./types";
+import { useLightbox } from "@/components/ui/image-lightbox";
+import { ApprovalPanel } from "./approval-card";
+import { readToolOutput } from "./message-model";
+import type { TApprovalDecision, TApprovalView, TLocalDecision, TToolPart } from "./types";
 
-type TToolState = "running" | "waiting" | "done" | "error";
+/**
+ * One tool call: its name, one state line, its arguments (collapsed), its result, and — when it
+ * needed approval — the approval inside the same card. So there is one place that says where the
+ * call stands: "Needs your approval", "Running…", "Done", "Not run: denied", "Did not finish".
+ */
+export type TToolState = "waiting" | "running" | "done" | "error" | "denied";
+
+export type TToolCardProps = {
+  part: TToolPart;
+  /** A run of this chat is in progress and the call belongs to the reply being written. */
+  active: boolean;
+  approval?: TApprovalView;
+  decided?: TLocalDecision;
+  progress?: { text: string; fraction?: number };
+  busy: boolean;
+  onDecide: (approval: TApprovalView, decision: TApprovalDecision) => void;
+};
 
 function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -22,87 +40,70 @@ function formatInput(input: unknown): string {
   }
 }
 
-/**
- * One tool call: its name, state, arguments (collapsed) and result. A call that is not part of the
- * reply being streamed and still has no result did not finish (stopped or interrupted).
- */
-export function ToolCard({
-  part,
-  active,
-  approval,
-  progress,
-}: {
-  part: DynamicToolUIPart;
-  active: boolean;
-  approval?: TApprovalView["status"];
-  /** The latest progress a running tool reported. */
-  progress?: { text: string; fraction?: number };
-}) {
-  const [inputOpen, setInputOpen] = useState(false);
-  const output = (part.state === "output-available" ? part.output : undefined) as TToolOutput | string | undefined;
-  const result: TToolOutput | undefined = typeof output === "string" ? { text: output } : output;
+export function toolState(options: { part: TToolPart; active: boolean; approvalStatus?: TApprovalView["status"] }): TToolState {
+  const { part, active, approvalStatus } = options;
+  const result = readToolOutput(part);
   const finished = part.state === "output-available" || part.state === "output-error";
-  const state: TToolState =
-    part.state === "output-error" || result?.isError
-      ? "error"
-      : finished
-        ? "done"
-        : approval === "pending"
-          ? "waiting"
-          : approval === "denied" || approval === "expired"
-            ? "error"
-            : active || approval === "approved"
-              ? "running"
-              : "error";
-  const statusText =
-    state === "running"
-      ? "Running…"
-      : state === "waiting"
-        ? "Waiting for approval"
-        : state === "done"
-          ? "Done"
-          : approval === "denied" || approval === "expired"
-            ? "Denied"
-            : finished
-              ? "Failed"
-              : "Did not finish";
+  if (approvalStatus === "denied" || approvalStatus === "expired") return "denied";
+  if (part.state === "output-error" || result?.isError) return "error";
+  if (finished) return "done";
+  if (approvalStatus === "pending") return "waiting";
+  if (active) return "running";
+  return "error";
+}
+
+const STATUS_CLASS: Record<TToolState, string> = {
+  waiting: "text-amber-800 dark:text-amber-300",
+  running: "text-neutral-600 dark:text-neutral-400",
+  done: "text-green-700 dark:text-green-400",
+  error: "text-red-700 dark:text-red-300",
+  denied: "text-neutral-600 dark:text-neutral-400",
+};
+
+export function ToolCard({ part, active, approval, decided, progress, busy, onDecide }: TToolCardProps) {
+  const [inputOpen, setInputOpen] = useState(false);
+  const openImage = useLightbox();
+  const approvalStatus = decided?.status ?? approval?.status;
+  const state = toolState({ part, active, approvalStatus });
+  const result = readToolOutput(part);
+  const finished = part.state === "output-available" || part.state === "output-error";
+  const statusText = {
+    waiting: "Needs your approval",
+    running: approvalStatus === "approved" ? "Approved · running…" : "Running…",
+    done: "Done",
+    error: finished ? "Failed" : "Did not finish",
+    denied: approvalStatus === "expired" ? "Not run: the approval expired" : "Not run: denied",
+  }[state];
   const outputText = part.state === "output-error" ? part.errorText : result?.text;
   const input = formatInput(part.input);
   const details = [typeof result?.durationMs === "number" ? formatDuration(result.durationMs) : null, result?.step ?? null].filter(Boolean);
+  const images = result?.images ?? [];
 
   return (
     <div
       data-testid="tool-card"
       data-state={state}
+      data-tool={part.toolName}
       className={[
         "my-3 overflow-hidden rounded-lg border text-sm",
-        state === "error" ? "border-red-200 dark:border-red-900/70" : "border-neutral-200 dark:border-neutral-800",
+        state === "error" ? "border-red-200 dark:border-red-900/70" : state === "waiting" ? "border-amber-300 dark:border-amber-800" : "border-neutral-200 dark:border-neutral-800",
       ].join(" ")}
     >
       <div
         className={[
           "flex flex-wrap items-center gap-x-2 gap-y-1 px-3 py-2",
-          state === "error" ? "bg-red-50 dark:bg-red-950/40" : "bg-neutral-50 dark:bg-neutral-900",
+          state === "error" ? "bg-red-50 dark:bg-red-950/40" : state === "waiting" ? "bg-amber-50 dark:bg-amber-950/40" : "bg-neutral-50 dark:bg-neutral-900",
         ].join(" ")}
       >
         <StateIcon state={state} />
         <span className="sr-only">Tool</span>
-        <span className="font-mono font-medium text-neutral-900 dark:text-neutral-100">{part.toolName}</span>
-        <span
-          className={
-            state === "error"
-              ? "text-red-700 dark:text-red-300"
-              : state === "done"
-                ? "text-green-700 dark:text-green-400"
-                : state === "waiting"
-                  ? "text-amber-700 dark:text-amber-300"
-                  : "text-neutral-600 dark:text-neutral-400"
-          }
-        >
+        <span className="font-mono font-medium break-all text-neutral-900 dark:text-neutral-100">{part.toolName}</span>
+        <span data-testid="tool-status" className={STATUS_CLASS[state]}>
           {statusText}
         </span>
         {details.length ? <span className="ml-auto font-mono text-xs text-neutral-500 dark:text-neutral-400">{details.join(" · ")}</span> : null}
       </div>
+      {approval ? <ApprovalPanel approval={approval} decided={decided} disabled={busy} onDecide={onDecide} /> : null}
       {state === "running" && progress ? (
         <div className="flex items-center gap-2 border-t border-neutral-200 px-3 py-1.5 text-xs text-neutral-600 dark:border-neutral-800 dark:text-neutral-400" role="status">
           {typeof progress.fraction === "number" ? (
@@ -141,15 +142,24 @@ export function ToolCard({
           </pre>
         </div>
       ) : null}
-      {result?.images?.length ? (
+      {images.length ? (
         <div className="flex flex-col gap-2 border-t border-neutral-200 px-3 py-2 dark:border-neutral-800">
-          {result.images
-            .filter((source) => source.startsWith("data:image/"))
-            .map((source, index) => (
-              // A data URL made by our own worker, not a remote image: next/image adds nothing here.
-              // eslint-disable-next-line @next/next/no-img-element
-              <img key={index} src={source} alt={`Screenshot ${index + 1} from ${part.toolName}`} className="max-h-96 w-full rounded border border-neutral-200 object-contain dark:border-neutral-800" />
-            ))}
+          {images.map((source, index) => {
+            const alt = `Screenshot ${index + 1} from ${part.toolName}`;
+            return (
+              <button
+                key={index}
+                type="button"
+                onClick={() => openImage({ src: source, alt })}
+                aria-label={`Open ${alt} full size`}
+                className="block cursor-zoom-in rounded focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600"
+              >
+                {/* A data URL made by our own worker, not a remote image: next/image adds nothing here. */}
+                {/* eslint-disable-next-line @next/next/no-img-element */}
+                <img src={source} alt={alt} className="max-h-96 w-full rounded border border-neutral-200 object-contain dark:border-neutral-800" />
+              </button>
+            );
+          })}
         </div>
       ) : null}
     </div>
@@ -177,6 +187,14 @@ function StateIcon({ state }: { state: TToolState }) {
     return (
       <svg className="size-4 shrink-0 text-green-600 dark:text-green-400" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
         <path d="M20 6 9 17l-5-5" />
+      </svg>
+    );
+  }
+  if (state === "denied") {
+    return (
+      <svg className="size-4 shrink-0 text-neutral-500 dark:text-neutral-400" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" aria-hidden="true">
+        <circle cx="12" cy="12" r="9" />
+        <path d="M5.6 5.6l12.8 12.8" />
       </svg>
     );
   }

@@ -3,17 +3,41 @@
  * of wire types shared with the server (types only, so nothing server-side reaches the browser);
  * the rest is the chat page's own.
  */
-import type { TSessionView, TToolOutputView } from "@/lib/wire/chat";
+import type { DynamicToolUIPart } from "ai";
+import type { TApprovalView, TChatMessage, TSessionView } from "@/lib/wire/chat";
 
-export type { TApprovalView, TChatDataParts, TChatMessage, TChatMetadata, TChatUsage, TNoticeTone, TStepRow } from "@/lib/wire/chat";
-
-/** What the tool cards read from a dynamic tool part's output. */
-export type TToolOutput = Partial<TToolOutputView>;
+export type {
+  TApprovalView,
+  TAttachmentView,
+  TChatDataParts,
+  TChatMessage,
+  TChatMetadata,
+  TChatPart,
+  TChatUsage,
+  TNoticeKind,
+  TNoticeTone,
+  TSessionAction,
+  TSessionSummary,
+  TStepRow,
+  TToolOutputView,
+} from "@/lib/wire/chat";
 
 export type TChatSession = TSessionView["session"];
 
 export type TProviderInfo = { name: string; model: string; configured: boolean };
 
+/** A model people may pick for a chat (GET /api/models, lib/providers/registry.ts). */
+export type TModelChoice = { id: string; provider: string; model: string; isDefault: boolean };
+
 /** `alwaysAllowSite`: allow the site the card names (the server takes it from the stored card, never from here). */
 export type TApprovalDecision = { decision: "approve" | "deny"; alwaysAllow?: boolean; alwaysAllowSite?: boolean };
 
+/** A decision made on this page, shown until the stored history catches up. */
+export type TLocalDecision = { status: "approved" | "denied"; reason?: string };
+
+export type TToolPart = DynamicToolUIPart;
+
+/** The approval a tool call waited for, as this page knows it. */
+export type TToolApproval = { view: TApprovalView; decided?: TLocalDecision };
+
+export type TMessageRole = TChatMessage["role"];

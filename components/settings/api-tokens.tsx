@@ -2,6 +2,7 @@
 
 import { useRef, useState, type FormEvent } from "react";
 import { apiRequest, errorMessage } from "@/components/api-request";
+import { useFormFallbackAction } from "@/components/forms/form-fallback";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { DateTime } from "@/components/ui/date-time";
@@ -12,6 +13,7 @@ export type TApiTokenRow = { id: string; name: string; prefix: string; createdAt
 type TCreatedToken = TApiTokenRow & { token: string };
 
 export function ApiTokens({ initialTokens }: { initialTokens: TApiTokenRow[] }) {
+  const fallbackAction = useFormFallbackAction();
   const [tokens, setTokens] = useState(initialTokens);
   const [name, setName] = useState("");
   const [creating, setCreating] = useState(false);
@@ -65,7 +67,7 @@ export function ApiTokens({ initialTokens }: { initialTokens: TApiTokenRow[] }) 
         administrator disabling your account ends every token for good (enabling the account again does not bring them
         back). Create a new one afterwards.
       </p>
-      <form onSubmit={onCreate} className="flex max-w-xl flex-col gap-3 sm:flex-row sm:items-end" noValidate>
+      <form method="post" action={fallbackAction} onSubmit={onCreate} className="flex max-w-xl flex-col gap-3 sm:flex-row sm:items-end" noValidate>
         <TextField
           label="Token name"
           name="tokenName"

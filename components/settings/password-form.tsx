@@ -4,6 +4,7 @@ import { signOut } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { hardNavigate } from "@/components/hard-navigate";
 import { apiRequest, errorMessage } from "@/components/api-request";
+import { useFormFallbackAction } from "@/components/forms/form-fallback";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/text-field";
@@ -12,6 +13,7 @@ import { TextField } from "@/components/ui/text-field";
 const REDIRECT_DELAY_MS = 1200;
 
 export function PasswordForm({ passwordMinLength }: { passwordMinLength: number }) {
+  const fallbackAction = useFormFallbackAction();
   const [currentPassword, setCurrentPassword] = useState("");
   const [newPassword, setNewPassword] = useState("");
   const [pending, setPending] = useState(false);
@@ -36,7 +38,7 @@ export function PasswordForm({ passwordMinLength }: { passwordMinLength: number 
   }
 
   return (
-    <form onSubmit={onSubmit} className="max-w-md space-y-4" noValidate>
+    <form method="post" action={fallbackAction} onSubmit={onSubmit} className="max-w-md space-y-4" noValidate>
       <TextField
         label="Current password"
         name="currentPassword"

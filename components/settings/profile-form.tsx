@@ -3,13 +3,15 @@
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { apiRequest, errorMessage } from "@/components/api-request";
+import { useFormFallbackAction } from "@/components/forms/form-fallback";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/text-field";
 
 type TProfileResult = { name: string | null };
 
-export function ProfileForm({ email, initialName }: { email: string; initialName: string | null }) {
+export function ProfileForm({ initialName }: { initialName: string | null }) {
+  const fallbackAction = useFormFallbackAction();
   const router = useRouter();
   const [name, setName] = useState(initialName ?? "");
   const [pending, setPending] = useState(false);
@@ -33,11 +35,7 @@ export function ProfileForm({ email, initialName }: { email: string; initialName
   }
 
   return (
-    <form onSubmit={onSubmit} className="max-w-md space-y-4" noValidate>
-      <dl>
-        <dt className="text-sm font-medium text-neutral-800 dark:text-neutral-200">Email address</dt>
-        <dd className="mt-1 text-sm break-all text-neutral-600 dark:text-neutral-400">{email}</dd>
-      </dl>
+    <form method="post" action={fallbackAction} onSubmit={onSubmit} className="max-w-md space-y-4" noValidate>
       <TextField
         label="Name"
         name="name"

@@ -23,6 +23,8 @@ const ZAttemptLimitRule = z.strictObject({
 const ZProviderSettings = z.strictObject({
   /** Default model; OPENAI_MODEL / ANTHROPIC_MODEL override it. */
   model: z.string().min(1),
+  /** More models of this provider that people may pick per chat (the model picker); the default is always offered. */
+  models: z.array(z.string().min(1).max(200)).max(50).default([]),
   /** "text" describes tools in the prompt for models without native tool calling. */
   toolCalling: z.enum(["native", "text"]).default("native"),
   contextWindowTokens: z.int().min(1_000).max(10_000_000),
@@ -53,6 +55,10 @@ export const ZBehaviourConfig = z.strictObject({
       registrationRateLimit: z
         .strictObject({ perIp: ZAttemptLimitRule.default({ maxAttempts: 30, windowSeconds: 3_600 }) })
         .default({ perIp: { maxAttempts: 30, windowSeconds: 3_600 } }),
+      /** How long an invitation link (an admin added the account) stays usable. */
+      inviteDays: z.int().min(1).max(90).default(7),
+      /** How long a password reset link made by an admin stays usable. */
+      passwordResetHours: z.int().min(1).max(720).default(24),
     })
     .prefault({}),
   http: z
@@ -365,6 +371,23 @@ export const ZBehaviourConfig = z.strictObject({
     })
     .prefault({})
     .refine((knowledge) => knowledge.chunkOverlapTokens < knowledge.chunkTokens / 2, { message: "knowledge.chunkOverlapTokens must be less than half of knowledge.chunkTokens" }),
+  chat: z
+    .strictObject({
+      /** Files people attach to a message (stored in their workspace under uploads/). */
+      attachments: z
+        .strictObject({
+          /** Largest file accepted, in bytes. */
+          maxFileBytes: z.int().min(1_024).max(100 * 1024 * 1024).default(10 * 1024 * 1024),
+          /** Files per message. */
+          maxFiles: z.int().min(1).max(20).default(5),
+          /** Images are also sent to the model as image parts, each up to this size. */
+          maxImageBytes: z.int().min(1_024).max(20 * 1024 * 1024).default(5 * 1024 * 1024),
+        })
+        .prefault({}),
+      /** After the first reply, the model names the chat in a few words (unless the owner renamed it). */
+      summarizeTitles: z.boolean().default(true),
+    })
+    .prefault({}),
   logging: z
     .strictObject({
       level: z.enum(["debug", "info", "warn", "error"]).default("info"),

@@ -28,10 +28,13 @@ export type TChainEvent =
 
 export class ProviderChainError extends Error {
   constructor(readonly failures: { provider: string; model: string; error: string }[]) {
+    // With one provider in the chain, "every provider" would promise a fallback that is not there.
     super(
-      failures.length
+      failures.length > 1
         ? `Every model provider failed: ${failures.map((failure) => `${failure.provider} (${failure.model}): ${failure.error}`).join("; ")}.`
-        : "No model provider is configured.",
+        : failures.length === 1
+          ? `The model provider failed: ${failures[0]!.provider} (${failures[0]!.model}): ${failures[0]!.error}. No other provider is configured to fall back to.`
+          : "No model provider is configured.",
     );
     this.name = "ProviderChainError";
   }

@@ -70,6 +70,43 @@ export function providersWithModel(model: string, config = getBehaviourConfig())
   return replaced ? [replaced, ...rest] : rest;
 }
 
+/**
+ * The models people may pick per chat (the model picker): for each configured provider in chain
+ * order, its default model and the extra ones listed in `providers.<name>.models`. A choice is
+ * stored on the session as "<provider>:<model>".
+ */
+export type TModelChoice = { id: string; provider: TProviderName; model: string; isDefault: boolean };
+
+export function modelChoices(config = getBehaviourConfig()): TModelChoice[] {
+  return configuredProviders(config).flatMap((provider, index) => {
+    const models = [provider.model, ...config.providers[provider.name].models.filter((model) => model !== provider.model)];
+    return models.map((model, position) => ({ id: `${provider.name}:${model}`, provider: provider.name, model, isDefault: index === 0 && position === 0 }));
+  });
+}
+
+const chosenProviders = new Map<string, { base: TProvider; provider: TProvider }>();
+
+/**
+ * The chain for a chat whose owner picked a model: that provider, with that model, first; the rest
+ * of the chain stays behind it as the fallback. A choice that is no longer offered (the
+ * configuration changed) is ignored. Providers a test injected are only reordered.
+ */
+export function providersForChoice(chain: TProvider[], choice: string | null | undefined, config = getBehaviourConfig()): TProvider[] {
+  if (!choice) return chain;
+  const offered = modelChoices(config).find((option) => option.id === choice);
+  if (!offered) return chain;
+  const index = chain.findIndex((provider) => provider.name === offered.provider);
+  if (index < 0) return chain;
+  const base = chain[index]!;
+  let chosen = base;
+  if (base.model !== offered.model && configuredProviders(config).includes(base)) {
+    const cachedChoice = chosenProviders.get(choice);
+    chosen = cachedChoice?.base === base ? cachedChoice.provider : (build(offered.provider, config, offered.model) ?? base);
+    chosenProviders.set(choice, { base, provider: chosen });
+  }
+  return [chosen, ...chain.filter((_, position) => position !== index)];
+}
+
 /** For the UI: which providers are in the chain and whether each is configured. */
 export function providerStatus(config = getBehaviourConfig()): TProviderStatus[] {
   return chainOrder(config).map((name) => {

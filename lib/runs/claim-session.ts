@@ -23,6 +23,8 @@ export type TClaim = {
   previousStepId?: string | null;
   /** The session's run profile (a worker's or a team's, lib/agents), or null for an ordinary chat. */
   runProfile: unknown;
+  /** The owner's model choice for the session ("openai:gpt-4o"), read in the same statement. */
+  model: string | null;
 };
 
 type TFirstStep = { type: "USER_INPUT" | "SYSTEM_NOTE"; name: string; input: unknown; parentStepId?: string };
@@ -44,7 +46,7 @@ export async function claimIdleSession(options: {
   const written = options.withModelStep ? 2 : 1;
   const rows = await withDatabaseRetry(
     "claim a session",
-    () => db().$queryRaw<{ id: string; seq: number; modelStepId: string | null; previousStepId: string | null; allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown }[]>`
+    () => db().$queryRaw<{ id: string; seq: number; modelStepId: string | null; previousStepId: string | null; allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown; model: string | null }[]>`
     WITH claimed AS (
       UPDATE "chat_sessions"
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
@@ -52,7 +54,7 @@ export async function claimIdleSession(options: {
           "title" = CASE WHEN "title" = 'New chat' AND ${options.title}::text IS NOT NULL THEN ${options.title}::text ELSE "title" END
       WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" IN ('INIT', 'SUCCESS', 'FAILED')
         AND (SELECT count(*) FROM "chat_sessions" r WHERE r."userId" = ${session.userId}::uuid AND r."status" = 'RUNNING') < ${options.maxRunsPerUser}::int
-      RETURNING "nextSeq" - ${written}::int AS seq, "allowedTools", "allowedOrigins", "runProfile"
+      RETURNING "nextSeq" - ${written}::int AS seq, "allowedTools", "allowedOrigins", "runProfile", "model"
     ), inserted AS (
       INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "startedAt", "endedAt", "parentStepId")
       SELECT gen_random_uuid(), ${session.id}::uuid, ${session.userId}::uuid, claimed.seq, ${options.step.type}::"StepType", ${options.step.name},
@@ -67,7 +69,7 @@ export async function claimIdleSession(options: {
     SELECT (SELECT i."id" FROM inserted i WHERE i."seq" = claimed.seq) AS "id", claimed.seq,
            (SELECT i."id" FROM inserted i WHERE i."seq" = claimed.seq + 1) AS "modelStepId",
            (SELECT p."id" FROM "steps" p WHERE p."sessionId" = ${session.id}::uuid AND p."seq" = claimed.seq - 1) AS "previousStepId",
-           claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile"
+           claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile", claimed."model"
     FROM claimed`,
   );
   const row = rows[0];
@@ -79,6 +81,7 @@ export async function claimIdleSession(options: {
     modelStep: row.modelStepId ? { id: row.modelStepId, seq: row.seq + 1 } : undefined,
     previousStepId: row.previousStepId,
     runProfile: row.runProfile ?? null,
+    model: row.model,
   };
 }
 
@@ -95,14 +98,15 @@ export async function runningRunsOf(userId: string): Promise<number> {
 export async function claimPausedForMessage(options: {
   session: TSessionRef;
   runId: string;
-  text: string;
+  /** The USER_INPUT step's input: the text (and attachments). */
+  input: { text: string };
   reason: string;
 }): Promise<(TClaim & { approvalId: string }) | undefined> {
   const { session } = options;
   const now = new Date();
   const rows = await withDatabaseRetry(
     "claim a paused session for a message",
-    () => db().$queryRaw<{ id: string; seq: number; allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown; approvalId: string }[]>`
+    () => db().$queryRaw<{ id: string; seq: number; allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown; model: string | null; approvalId: string }[]>`
     WITH pending AS (
       SELECT "id" FROM "approvals" WHERE "sessionId" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PENDING' LIMIT 1
     ), claimed AS (
@@ -110,7 +114,7 @@ export async function claimPausedForMessage(options: {
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
           "runId" = ${options.runId}::uuid, "stopRequestedAt" = NULL, "nextSeq" = "nextSeq" + 1, "updatedAt" = ${now}
       WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PAUSED' AND EXISTS (SELECT 1 FROM pending)
-      RETURNING "nextSeq" - 1 AS seq, "allowedTools", "allowedOrigins", "runProfile"
+      RETURNING "nextSeq" - 1 AS seq, "allowedTools", "allowedOrigins", "runProfile", "model"
     ), denied AS (
       UPDATE "approvals" SET "status" = 'DENIED', "reason" = ${storableText(options.reason)}, "decidedAt" = ${now}, "updatedAt" = ${now}
       WHERE "id" = (SELECT "id" FROM pending) AND "status" = 'PENDING' AND EXISTS (SELECT 1 FROM claimed)
@@ -118,15 +122,15 @@ export async function claimPausedForMessage(options: {
     ), inserted AS (
       INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "startedAt", "endedAt")
       SELECT gen_random_uuid(), ${session.id}::uuid, ${session.userId}::uuid, claimed.seq, 'USER_INPUT', 'user',
-             'COMPLETED', ${storableJsonText({ text: options.text })}::jsonb, ${now}, ${now}
+             'COMPLETED', ${storableJsonText(options.input)}::jsonb, ${now}, ${now}
       FROM claimed
       RETURNING "id", "seq"
     )
-    SELECT inserted."id", inserted."seq", claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile", denied."id" AS "approvalId" FROM inserted, claimed, denied`,
+    SELECT inserted."id", inserted."seq", claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile", claimed."model", denied."id" AS "approvalId" FROM inserted, claimed, denied`,
   );
   const row = rows[0];
   return row
-    ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, runProfile: row.runProfile ?? null, firstStep: { id: row.id, seq: row.seq }, approvalId: row.approvalId }
+    ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, runProfile: row.runProfile ?? null, model: row.model, firstStep: { id: row.id, seq: row.seq }, approvalId: row.approvalId }
     : undefined;
 }
 
@@ -148,7 +152,7 @@ export async function claimPausedForDecision(options: {
   const now = new Date();
   const rows = await withDatabaseRetry(
     "decide an approval",
-    () => db().$queryRaw<{ allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown }[]>`
+    () => db().$queryRaw<{ allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown; model: string | null }[]>`
     WITH claimed AS (
       UPDATE "chat_sessions"
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
@@ -159,14 +163,14 @@ export async function claimPausedForDecision(options: {
                                 THEN array_append("allowedOrigins", ${options.alwaysAllowOrigin}::text) ELSE "allowedOrigins" END
       WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PAUSED'
         AND EXISTS (SELECT 1 FROM "approvals" WHERE "id" = ${options.approvalId}::uuid AND "sessionId" = ${session.id}::uuid AND "status" = 'PENDING')
-      RETURNING "allowedTools", "allowedOrigins", "runProfile"
+      RETURNING "allowedTools", "allowedOrigins", "runProfile", "model"
     ), decided AS (
       UPDATE "approvals" SET "status" = ${options.status}::"ApprovalStatus", "reason" = ${options.reason === null ? null : storableText(options.reason)}, "decidedAt" = ${now}, "updatedAt" = ${now}
       WHERE "id" = ${options.approvalId}::uuid AND "status" = 'PENDING' AND EXISTS (SELECT 1 FROM claimed)
       RETURNING "id"
     )
-    SELECT claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile" FROM claimed, decided`,
+    SELECT claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile", claimed."model" FROM claimed, decided`,
   );
   const row = rows[0];
-  return row ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, runProfile: row.runProfile ?? null } : undefined;
+  return row ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, runProfile: row.runProfile ?? null, model: row.model } : undefined;
 }

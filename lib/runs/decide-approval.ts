@@ -63,6 +63,7 @@ export async function decideApproval(options: { userId: string; sessionId: strin
         alwaysAllowOrigin: options.alwaysAllowSite && decision === "approve" ? originOfPreview(approval.preview) : undefined,
       },
       trigger: "web",
+      limits: options.instructions ? { instructions: options.instructions } : undefined,
       providers: options.providers,
       tools: options.tools,
     });

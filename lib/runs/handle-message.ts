@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
+import { resolveAttachments } from "@/lib/sessions/attachments";
 import { getSessionOrThrow } from "@/lib/sessions/sessions";
 import { runBangCommand } from "./bang-command";
 import type { TMessageResult } from "./message-result";
@@ -22,15 +23,28 @@ export const ZMessageText = z
   .min(1, "The message is empty.")
   .max(MAX_MESSAGE_CHARACTERS, "The message is longer than 100,000 characters.");
 
-export async function handleMessage(options: { userId: string; sessionId: string; text: string; trigger?: TRunTrigger } & TStartOverrides): Promise<TMessageResult> {
+export async function handleMessage(
+  options: {
+    userId: string;
+    sessionId: string;
+    text: string;
+    trigger?: TRunTrigger;
+    /** Workspace paths of files attached to the message (uploaded before, lib/sessions/attachments.ts). */
+    attachments?: string[];
+  } & TStartOverrides,
+): Promise<TMessageResult> {
   const text = options.text.trim();
-  if (!text.startsWith("/") && !text.startsWith("!")) {
+  const attachmentPaths = options.attachments ?? [];
+  if (attachmentPaths.length || (!text.startsWith("/") && !text.startsWith("!"))) {
     // The common case skips loading the session: the claim checks owner and state in one statement.
     if (!z.uuid().safeParse(options.sessionId).success) throw new AppError("not_found", "No such session.");
+    if (!text && !attachmentPaths.length) throw new AppError("bad_request", "The message is empty.");
+    const attachments = attachmentPaths.length ? await resolveAttachments({ userId: options.userId, paths: attachmentPaths }) : undefined;
     const run = await startRun({
       session: { id: options.sessionId, userId: options.userId },
-      input: { kind: "message", text },
+      input: { kind: "message", text, attachments },
       trigger: options.trigger ?? "web",
+      limits: options.instructions ? { instructions: options.instructions } : undefined,
       providers: options.providers,
       tools: options.tools,
     });

@@ -79,6 +79,9 @@ export function isRunAlive(session: Pick<ChatSession, "id" | "status" | "leaseEx
   return !!localRunOf(session.id) || isLeaseFresh(session);
 }
 
+/** The error of a step that was running when its process went away (the note after it explains it). */
+export const INTERRUPTED_STEP_ERROR = "interrupted: the server stopped while this step ran";
+
 /**
  * A session left RUNNING by a process that is gone is marked interrupted: its running steps fail
  * with a note, the session is FAILED with reason "interrupted" and can be resumed. Returns the
@@ -93,7 +96,7 @@ export async function markInterruptedIfStale(session: ChatSession): Promise<Chat
   if (updated.count === 0) return db().chatSession.findUniqueOrThrow({ where: { id: session.id } });
   await db().step.updateMany({
     where: { sessionId: session.id, status: "RUNNING" },
-    data: { status: "FAILED", error: "interrupted: the server stopped while this step ran", endedAt: new Date() },
+    data: { status: "FAILED", error: INTERRUPTED_STEP_ERROR, endedAt: new Date() },
   });
   await recordStep({
     sessionId: session.id,

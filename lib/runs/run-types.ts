@@ -1,5 +1,6 @@
 import type { TAgentEvent, TAgentOutcome, TPrepareStep, TAgentSubscriber } from "@/lib/agent/agent-types";
 import type { TProvider } from "@/lib/providers/types";
+import type { TMessageAttachment } from "@/lib/sessions/user-content";
 import type { ToolRegistry } from "@/lib/tools/registry";
 import type { TRunTriggerName } from "@/lib/wire/chat";
 
@@ -17,8 +18,8 @@ export type TSessionRef = { id: string; userId: string };
 
 /** What starts a run. */
 export type TRunInput =
-  /** A person's message (web chat, a channel). */
-  | { kind: "message"; text: string }
+  /** A person's message (web chat, a channel), with the files they attached (lib/sessions/attachments.ts). */
+  | { kind: "message"; text: string; attachments?: TMessageAttachment[] }
   /** A task written by the system: a scheduled job's prompt, a webhook's triage, a parent agent's task. */
   | { kind: "prompt"; text: string }
   /** Continue a run a crash interrupted. */

@@ -12,12 +12,14 @@ import type { Step } from "@/lib/db/generated/client";
 import { withDatabaseRetry } from "@/lib/db/retry";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
-import { configuredProviders, providersWithModel, retryPolicy } from "@/lib/providers/registry";
+import { configuredProviders, providersForChoice, providersWithModel, retryPolicy } from "@/lib/providers/registry";
 import type { TMessage, TProvider } from "@/lib/providers/types";
 import { buildHistory } from "@/lib/sessions/model-history";
 import { createSession, stepKey } from "@/lib/sessions/sessions";
 import { decodeStep } from "@/lib/sessions/step-codecs";
 import { listSteps, recordStep } from "@/lib/sessions/steps";
+import { plainTitle } from "@/lib/sessions/titles";
+import { userMessageContent, type TMessageAttachment } from "@/lib/sessions/user-content";
 import type { TChildRunRequest, TChildRunResult, ToolRegistry } from "@/lib/tools/registry";
 import { claimIdleSession, claimPausedForDecision, claimPausedForMessage, runningRunsOf, type TClaim } from "./claim-session";
 import { runEventBus } from "./event-bus";
@@ -54,7 +56,12 @@ export function requireProviders(providers: TProvider[] = configuredProviders())
 type TClaimed = TClaim & { deniedForMessage?: string };
 
 function titleFrom(text: string): string | null {
-  return text.replace(/\s+/g, " ").trim().slice(0, 60) || null;
+  return plainTitle(text) || null;
+}
+
+/** The USER_INPUT step of a message: its text and, when files were attached, those. */
+function userStepInput(input: Extract<TRunInput, { kind: "message" | "prompt" }>): { text: string; attachments?: TMessageAttachment[] } {
+  return input.kind === "message" && input.attachments?.length ? { text: input.text, attachments: input.attachments } : { text: input.text };
 }
 
 /** Claims the session for this input; when the claim fails, finds out why and says so. */
@@ -81,7 +88,7 @@ async function claimForInput(session: TSessionRef, input: TRunInput, runId: stri
     step:
       input.kind === "resume"
         ? { type: "SYSTEM_NOTE", name: "resume", input: { text: RESUME_INSTRUCTION, forModel: true, tone: "info" } }
-        : { type: "USER_INPUT", name: input.kind === "prompt" ? "prompt" : "user", input: { text: input.text }, parentStepId },
+        : { type: "USER_INPUT", name: input.kind === "prompt" ? "prompt" : "user", input: userStepInput(input), parentStepId },
     withModelStep: input.kind !== "resume",
     maxRunsPerUser,
   });
@@ -97,7 +104,7 @@ async function claimForInput(session: TSessionRef, input: TRunInput, runId: stri
   }
   if (current.status === "PAUSED" && input.kind === "message") {
     const reason = "The user did not decide on this call and sent a new message instead.";
-    const paused = await claimPausedForMessage({ session, runId, text: input.text, reason });
+    const paused = await claimPausedForMessage({ session, runId, input: userStepInput(input), reason });
     if (paused) return { ...paused, deniedForMessage: paused.approvalId };
   }
   if (current.status === "PAUSED") throw new AppError("conflict", "This session is waiting for your approval. Approve or deny the pending action first.");
@@ -225,7 +232,9 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
         timeout = setTimeout(() => controller.abort(new RunStopped("timeout")), limits.timeoutMs);
         timeout.unref?.();
       }
-      const chain = settings?.model && !options.providers ? providersWithModel(settings.model) : providers;
+      // A profile's model (a worker's) wins; otherwise the owner's model choice for this chat goes first,
+      // with the rest of the chain as the fallback.
+      const chain = settings?.model && !options.providers ? providersWithModel(settings.model) : providersForChoice(providers, claim.model);
       outcome = await execute({ ...options, limits }, run, claim, chain, recorder, settings);
     } catch (error) {
       log.error("run crashed", { sessionId: session.id, error });
@@ -265,7 +274,7 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
 async function historyFor(session: TSessionRef, input: TRunInput, claim: TClaimed, keepSteps?: TRunSettings["keepSteps"]): Promise<TMessage[]> {
   if (keepSteps) return buildHistory(keepSteps(await listSteps({ sessionId: session.id, userId: session.userId })));
   if ((input.kind === "message" || input.kind === "prompt") && !claim.deniedForMessage && claim.previousStepId !== undefined) {
-    const message: TMessage = { role: "user", content: [{ type: "text", text: input.text }] };
+    const message: TMessage = { role: "user", content: userMessageContent(input.text, input.kind === "message" ? input.attachments : undefined) };
     if (claim.previousStepId === null) return [message];
     const remembered = recallHistory(session.id, { userId: session.userId, previousStepId: claim.previousStepId });
     if (remembered) return [...remembered, message];
@@ -353,6 +362,8 @@ async function closeTurnForMessage(run: TLocalRun, session: TSessionRef, turn: T
         : "Not run: the user sent a new message instead of letting this turn finish (it follows).";
     const content = [{ type: "text" as const, text }];
     await recorder.toolCallFinished(step, { content, isError: true, durationMs: 0 });
+    // The call is announced before its end, so a follower that never saw the paused run knows it.
+    publishLocal(run, { type: "tool-start", stepId: step.id, stepKey: step.key, call });
     publishLocal(run, { type: "tool-end", stepId: step.id, stepKey: step.key, callId: call.id, content, isError: true, durationMs: 0 });
   }
 }

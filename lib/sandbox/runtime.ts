@@ -109,6 +109,17 @@ export function logSandboxEnforcement(runtime: TSandboxRuntime): void {
   else log.info("sandbox limits", { enforced });
 }
 
+/**
+ * The user's workspace folder on this machine, whatever the sandbox mode: where the files people
+ * attach to chat messages are stored (with bubblewrap and without a sandbox, the file tools and
+ * commands see the same folder).
+ */
+export function localWorkspace(userId: string, config = getBehaviourConfig()): Workspace {
+  const runtime = sandboxRuntime(config);
+  const owner: TWorkspaceOwner | undefined = process.getuid?.() === 0 ? { uid: config.sandbox.runAsUid, gid: config.sandbox.runAsGid } : undefined;
+  return new Workspace(workspaceRoot(userId), runtime.limits, { owner });
+}
+
 let cached: { config: TBehaviourConfig; runtime: TSandboxRuntime } | undefined;
 
 export function sandboxRuntime(config = getBehaviourConfig()): TSandboxRuntime {

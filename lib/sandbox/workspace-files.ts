@@ -233,11 +233,12 @@ export class Workspace implements TWorkspaceFiles {
     return stats;
   }
 
-  private async openFile(requested: string, flags: number, verb: "read" | "write") {
+  /** `anyExtension`: files the owner uploads themselves (lib/sessions/attachments.ts), not the model's file tools. */
+  private async openFile(requested: string, flags: number, verb: "read" | "write", anyExtension = false) {
     const relative = await this.normalize(requested);
     const name = path.basename(relative);
     if (!relative || name === "." || name === "..") throw new WorkspacePathError("Give a file name, not a folder.");
-    assertExtension(relative, verb === "read" ? this.limits.readExtensions : this.limits.writeExtensions, verb);
+    if (!anyExtension) assertExtension(relative, verb === "read" ? this.limits.readExtensions : this.limits.writeExtensions, verb);
     const { dir } = await this.openParent(relative, verb === "write" && (flags & FS.O_CREAT) !== 0);
     try {
       // O_NONBLOCK: opening a FIFO (mkfifo from the sandbox) must not wait forever for a peer;
@@ -309,6 +310,37 @@ export class Workspace implements TWorkspaceFiles {
       await handle.truncate(0);
       await handle.write(text, 0, "utf8");
       return { relative, bytes, created };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * A new file the owner uploaded: created exclusively (an existing file is never replaced; the
+   * caller picks another name on `conflict`), any extension, within the quota and the same path checks.
+   */
+  async createUpload(requested: string, data: Uint8Array): Promise<{ relative: string; bytes: number }> {
+    await this.assertRoom(requested, data.byteLength);
+    const { handle, relative } = await this.openFile(requested, FS.O_WRONLY | FS.O_CREAT | FS.O_EXCL, "write", true);
+    try {
+      await this.verifyOpenedFile(handle, relative);
+      await this.giveToOwner(handle);
+      await handle.write(data, 0, data.byteLength, 0);
+      return { relative, bytes: data.byteLength };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** The bytes of an uploaded file (any extension), at most `maxBytes`. */
+  async readUpload(requested: string, maxBytes: number): Promise<{ relative: string; data: Buffer }> {
+    const { handle, relative } = await this.openFile(requested, FS.O_RDONLY, "read", true);
+    try {
+      const stats = await this.verifyOpenedFile(handle, relative);
+      if (stats.size > maxBytes) throw new AppError("payload_too_large", `"${relative}" is larger than ${maxBytes} bytes.`);
+      const buffer = Buffer.alloc(stats.size);
+      const { bytesRead } = await handle.read(buffer, 0, stats.size, 0);
+      return { relative, data: buffer.subarray(0, bytesRead) };
     } finally {
       await handle.close();
     }

@@ -28,6 +28,7 @@ export async function forkSession(options: { userId: string; sessionId: string; 
         nextSeq: target.seq + 1,
         lastProvider: source.lastProvider,
         lastModel: source.lastModel,
+        model: source.model,
       },
     });
     await tx.step.createMany({

@@ -1,6 +1,7 @@
 import type { Step } from "@/lib/db/generated/client";
 import { textOf, type TContentPart, type TMessage } from "@/lib/providers/types";
 import { decodeStep, type TDecodedStep } from "./step-codecs";
+import { userMessageContent } from "./user-content";
 
 /**
  * Rebuilds what the model saw from the session's steps, so a reloaded, resumed or forked session
@@ -41,7 +42,7 @@ export function buildHistory(steps: Step[], options: { openCallIds?: Set<string>
   const messages: TMessage[] = [];
   for (const entry of decoded) {
     if (entry.kind === "user") {
-      messages.push({ role: "user", content: [{ type: "text", text: entry.input.text }] });
+      messages.push({ role: "user", content: userMessageContent(entry.input.text, entry.input.attachments) });
     } else if (entry.kind === "model" && entry.step.status === "COMPLETED" && entry.output) {
       messages.push({ role: "assistant", text: entry.output.text, toolCalls: entry.output.toolCalls });
       for (const call of entry.output.toolCalls) {

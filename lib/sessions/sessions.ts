@@ -28,6 +28,7 @@ export function toSessionSummary(session: ChatSession): TSessionSummary {
     forkedFromStep: session.forkedFromSeq ? stepKey(session.forkedFromSeq) : null,
     lastProvider: session.lastProvider,
     lastModel: session.lastModel,
+    model: session.model,
     createdAt: session.createdAt.toISOString(),
     updatedAt: session.updatedAt.toISOString(),
   };
@@ -55,6 +56,32 @@ export async function createSession(options: {
   });
 }
 
+/**
+ * "New chat": the owner's newest chat that is still empty (never used, not renamed, not a fork or
+ * a job's session) is opened again instead of adding one more "New chat" to the sidebar.
+ */
+export async function openNewChat(options: { userId: string }): Promise<{ session: ChatSession; reused: boolean }> {
+  const empty = await db().chatSession.findFirst({
+    where: { userId: options.userId, status: "INIT", nextSeq: 1, trigger: "WEB", parentSessionId: null, titleEdited: false },
+    orderBy: { createdAt: "desc" },
+  });
+  if (empty) return { session: await db().chatSession.update({ where: { id: empty.id }, data: { updatedAt: new Date() } }), reused: true };
+  return { session: await createSession({ userId: options.userId }), reused: false };
+}
+
+/**
+ * What the sidebar lists: the chats (newest 200), then the newest runs of scheduled jobs and
+ * alerts in a group of their own — a job that runs every five minutes must not push the chats out.
+ * Multi-agent workers are opened from their parent chat's card, so they are not listed.
+ */
+export async function listSidebarSessions(options: { userId: string }): Promise<ChatSession[]> {
+  const [chats, unattended] = await Promise.all([
+    listSessions({ userId: options.userId, excludeTriggers: ["job", "webhook", "agent"] }),
+    db().chatSession.findMany({ where: { userId: options.userId, trigger: { in: ["JOB", "WEBHOOK"] } }, orderBy: { updatedAt: "desc" }, take: 20 }),
+  ]);
+  return [...chats, ...unattended];
+}
+
 /** `excludeTriggers`: the sidebar leaves out the sessions of unattended runs (jobs, webhooks); their pages link to them. */
 export async function listSessions(options: { userId: string; limit?: number; excludeTriggers?: readonly TRunTriggerName[] }): Promise<ChatSession[]> {
   const excluded = (options.excludeTriggers ?? []).map((trigger) => trigger.toUpperCase() as RunTrigger);
@@ -72,9 +99,13 @@ export async function getSessionOrThrow(options: { userId: string; sessionId: st
   return session;
 }
 
+/**
+ * A title the owner chose: kept from now on (never summarised again), and the chat keeps its place
+ * in the list (the list is ordered by activity, and renaming is not activity).
+ */
 export async function renameSession(options: { userId: string; sessionId: string; title: string }): Promise<ChatSession> {
   const session = await getSessionOrThrow(options);
-  return db().chatSession.update({ where: { id: session.id }, data: { title: options.title } });
+  return db().chatSession.update({ where: { id: session.id }, data: { title: storableText(options.title), titleEdited: true, updatedAt: session.updatedAt } });
 }
 
 /**

@@ -14,7 +14,15 @@ const ZContentPart = z.discriminatedUnion("type", [
 const ZToolCall = z.object({ id: z.string(), name: z.string(), arguments: z.unknown() });
 const ZTone = z.enum(["info", "warning", "error"]);
 
-export const ZUserInput = z.object({ text: z.string() });
+const ZAttachment = z.object({
+  name: z.string(),
+  path: z.string(),
+  mediaType: z.string(),
+  bytes: z.number(),
+  image: z.object({ mediaType: z.string(), data: z.string() }).optional(),
+});
+/** `attachments`: files the person attached (lib/sessions/attachments.ts), images with their bytes. */
+export const ZUserInput = z.object({ text: z.string(), attachments: z.array(ZAttachment).optional() });
 export const ZModelInput = z.object({ iteration: z.number() });
 export const ZModelOutput = z.object({ text: z.string(), toolCalls: z.array(ZToolCall), partial: z.boolean().optional() });
 export const ZToolInput = z.object({ toolCallId: z.string(), name: z.string(), arguments: z.unknown(), bang: z.boolean().optional() });

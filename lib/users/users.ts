@@ -10,7 +10,8 @@ import { isRegistrationOpen } from "@/lib/settings/registration";
 
 /** What the API shows of a user: never the hash, never the session version. */
 export type TPublicUser = { id: string; email: string; name: string | null; role: "user" | "admin" };
-export type TAdminUserRow = TPublicUser & { status: "active" | "disabled"; createdAt: Date; lastSignInAt: Date | null };
+/** `invited`: added by an admin and has not chosen a password through the invitation yet. */
+export type TAdminUserRow = TPublicUser & { status: "active" | "disabled"; createdAt: Date; lastSignInAt: Date | null; invited: boolean };
 
 export function toPublicUser(user: Pick<User, "id" | "email" | "name" | "role">): TPublicUser {
   return { id: user.id, email: user.email, name: user.name, role: user.role === "ADMIN" ? "admin" : "user" };
@@ -82,12 +83,57 @@ export async function getUserOrThrow(userId: string): Promise<User> {
   return user;
 }
 
-export const ZUpdateProfile = z.strictObject({ name: ZName });
+/** The person's custom instructions for their chats (Settings); empty means none. */
+export const MAX_INSTRUCTIONS_LENGTH = 4_000;
+export const ZInstructions = z
+  .string()
+  .trim()
+  .max(MAX_INSTRUCTIONS_LENGTH, `Custom instructions are at most ${MAX_INSTRUCTIONS_LENGTH.toLocaleString("en-US")} characters.`)
+  .transform((text) => text || null);
 
-export async function updateProfile(options: { userId: string; name: string | null }): Promise<TPublicUser> {
-  const user = await db().user.update({ where: { id: options.userId }, data: { name: options.name } });
+export const ZUpdateProfile = z
+  .strictObject({ name: ZName.optional(), instructions: ZInstructions.optional() })
+  .refine((value) => value.name !== undefined || value.instructions !== undefined, "Nothing to change: send name and/or instructions.");
+
+export async function updateProfile(options: { userId: string; name?: string | null; instructions?: string | null }): Promise<TPublicUser & { instructions: string | null }> {
+  const user = await db().user.update({
+    where: { id: options.userId },
+    data: { ...(options.name !== undefined ? { name: options.name } : {}), ...(options.instructions !== undefined ? { instructions: options.instructions } : {}) },
+  });
+  // The cached user carries the instructions that the next chat run uses.
   forgetAuth(user.id);
-  return toPublicUser(user);
+  return { ...toPublicUser(user), instructions: user.instructions };
+}
+
+export const ZChangeEmail = z.strictObject({
+  email: ZEmail,
+  currentPassword: z
+    .string({ error: "Current password is required." })
+    .min(1, "Current password is required.")
+    .max(MAX_PASSWORD_LENGTH, "Current password is incorrect."),
+});
+
+/**
+ * A new sign-in email, confirmed with the current password (limited like password changes, with
+ * the same counter: both are guesses at the same password). Sessions stay valid: the account is
+ * still the same person's.
+ */
+export async function changeEmail(options: { userId: string; email: string; currentPassword: string }): Promise<TPublicUser> {
+  const user = await getUserOrThrow(options.userId);
+  const key = `password-change:user:${user.id}`;
+  const rule = getBehaviourConfig().auth.passwordChangeRateLimit;
+  await assertNotRateLimited(key, rule, "wrong current passwords");
+  if (!(await verifyPassword(options.currentPassword, user.passwordHash))) {
+    await recordFailure(key, rule);
+    throw new AppError("bad_request", "Current password is incorrect.");
+  }
+  await clearRateLimit(key);
+  if (options.email === user.email) return toPublicUser(user);
+  const taken = await db().user.findUnique({ where: { email: options.email }, select: { id: true } });
+  if (taken) throw new AppError("conflict", "Another account already uses this email.");
+  const updated = await db().user.update({ where: { id: user.id }, data: { email: options.email } });
+  forgetAuth(user.id);
+  return toPublicUser(updated);
 }
 
 export const ZChangePassword = z.strictObject({
@@ -127,17 +173,21 @@ export async function signOutEverywhere(options: { userId: string }): Promise<vo
   forgetAuth(options.userId);
 }
 
-function toAdminUserRow(user: User): TAdminUserRow {
+function toAdminUserRow(user: User & { accountLinks?: { kind: string }[] }): TAdminUserRow {
   return {
     ...toPublicUser(user),
     status: user.status === "ACTIVE" ? "active" : "disabled",
     createdAt: user.createdAt,
     lastSignInAt: user.lastSignInAt,
+    invited: !user.lastSignInAt && (user.accountLinks ?? []).some((link) => link.kind === "INVITE"),
   };
 }
 
 export async function listUsersForAdmin(): Promise<TAdminUserRow[]> {
-  const users = await db().user.findMany({ orderBy: { createdAt: "asc" } });
+  const users = await db().user.findMany({
+    orderBy: { createdAt: "asc" },
+    include: { accountLinks: { where: { usedAt: null, kind: "INVITE" }, select: { kind: true } } },
+  });
   return users.map(toAdminUserRow);
 }
 

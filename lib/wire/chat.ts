@@ -33,11 +33,21 @@ export type TToolOutputView = {
   images?: string[];
 };
 
+/** A file attached to a message, stored in the owner's workspace at `path`. `preview`: an image's data URL. */
+export type TAttachmentView = { name: string; path: string; mediaType: string; bytes: number; preview?: string };
+
 /** What a slash-command reply asks the chat to do next. */
 export type TSessionAction = { action: "reload" | "open"; sessionId: string };
 
+/**
+ * What a notice is about, where the chat treats it specially: `retry` (a provider attempt failed
+ * and the chain goes on; only news while nothing came after it), `interrupted` (the run was cut off
+ * by a restart; the chat offers Resume there).
+ */
+export type TNoticeKind = "retry" | "interrupted";
+
 export type TChatDataParts = {
-  notice: { text: string; tone: TNoticeTone };
+  notice: { text: string; tone: TNoticeTone; kind?: TNoticeKind };
   step: { key: string; kind: string };
   /** A provider failed midway: the text part `textId` was replaced by the next attempt's text. */
   "text-discard": { textId: string };
@@ -47,6 +57,8 @@ export type TChatDataParts = {
   approval: TApprovalView;
   /** The latest progress of a running tool call (same id as the call, so it replaces itself). */
   progress: { toolCallId: string; text: string; fraction?: number; detail?: unknown };
+  /** A file the person attached to their message. */
+  attachment: TAttachmentView;
 };
 
 export type TChatUsage = { inputTokens: number; outputTokens: number };
@@ -75,6 +87,8 @@ export type TSessionSummary = {
   forkedFromStep: string | null;
   lastProvider: string | null;
   lastModel: string | null;
+  /** The owner's model choice for this chat ("openai:gpt-4o"), or null for the configured default. */
+  model: string | null;
   createdAt: string;
   updatedAt: string;
 };

@@ -118,3 +118,88 @@ test("an admin closes registration and sign-up says so", async ({ browser }) => 
   await visitor.close();
   await adminSession.context.close();
 });
+
+test("sign-in offers 'Create an account' only while registration is open", async ({ browser }) => {
+  const adminSession = await signedInContext(browser, admin.email);
+  await adminSession.page.goto("/admin/users");
+  const toggle = adminSession.page.getByLabel("Allow new people to sign up");
+  await toggle.click();
+  await expect(toggle).not.toBeChecked();
+  const visitor = await browser.newPage();
+  await visitor.goto("/sign-in");
+  await expect(visitor.getByRole("link", { name: "Create an account" })).toHaveCount(0);
+  await expect(visitor.getByText("Ask an administrator for an invitation.")).toBeVisible();
+  await toggle.click();
+  await expect(toggle).toBeChecked();
+  await visitor.reload();
+  await expect(visitor.getByRole("link", { name: "Create an account" })).toBeVisible();
+  await visitor.close();
+  await adminSession.context.close();
+});
+
+test("an admin adds a person with a one-time invitation link; they choose a password and are signed in", async ({ browser }) => {
+  const adminSession = await signedInContext(browser, admin.email);
+  const invited = uniqueEmail("invited");
+  await adminSession.page.goto("/admin/users");
+  await adminSession.page.getByLabel("Email of the new person").fill(invited);
+  await adminSession.page.getByLabel("Their name").fill("Ivy Invited");
+  await adminSession.page.getByRole("button", { name: "Add person" }).click();
+  const link = (await adminSession.page.getByTestId("account-link-url").textContent())!.trim();
+  expect(link).toMatch(/\/set-password\/[A-Za-z0-9_-]{43}$/);
+  await expect(adminSession.page.getByRole("row").filter({ hasText: invited })).toContainText("Invited");
+
+  const guest = await browser.newContext();
+  const page = await guest.newPage();
+  await page.goto(link);
+  await expect(page.getByRole("heading", { name: "Welcome, Ivy Invited" })).toBeVisible();
+  await page.getByLabel("Password").fill("short");
+  await page.getByRole("button", { name: "Set password and sign in" }).click();
+  await expect(page.getByRole("alert")).toContainText("at least 8 characters");
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Set password and sign in" }).click();
+  await page.waitForURL((url) => url.pathname === "/");
+  expect(await page.evaluate(async () => (await fetch("/api/me")).json())).toMatchObject({ email: invited, name: "Ivy Invited", role: "user" });
+  // The link worked once.
+  const again = await guest.newPage();
+  await again.goto(link);
+  await expect(again.getByText("This link is not valid any more")).toBeVisible();
+  await guest.close();
+  await adminSession.context.close();
+});
+
+test("an admin resets a password with a one-time link; the old password stops working", async ({ browser }) => {
+  const adminSession = await signedInContext(browser, admin.email);
+  await adminSession.page.goto("/admin/users");
+  await adminSession.page.getByRole("button", { name: `Password reset link for ${member.email}` }).click();
+  const link = (await adminSession.page.getByTestId("account-link-url").textContent())!.trim();
+  const guest = await browser.newContext();
+  const page = await guest.newPage();
+  await page.goto(link);
+  await expect(page.getByRole("heading", { name: "Choose a new password" })).toBeVisible();
+  await page.getByLabel("New password").fill("a-brand-new-secret-9");
+  await page.getByRole("button", { name: "Change password and sign in" }).click();
+  await page.waitForURL((url) => url.pathname === "/");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(/\/sign-in/);
+  await signIn(page, { email: member.email });
+  await expect(page.getByRole("alert")).toContainText("Email or password is incorrect.");
+  await signIn(page, { email: member.email, password: "a-brand-new-secret-9" });
+  await page.waitForURL((url) => url.pathname === "/");
+  await guest.close();
+  await adminSession.context.close();
+});
+
+test("people change their sign-in email in Settings", async ({ browser }) => {
+  const email = uniqueEmail("mover");
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signUp(page, { email });
+  await page.goto("/settings");
+  const moved = uniqueEmail("moved");
+  await page.getByLabel("Email address").fill(moved);
+  await page.getByRole("region", { name: "Email" }).getByLabel("Current password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Change email" }).click();
+  await expect(page.getByText(`Sign in with ${moved} from now on.`)).toBeVisible();
+  expect((await page.evaluate(async () => (await fetch("/api/me")).json())).email).toBe(moved);
+  await context.close();
+});

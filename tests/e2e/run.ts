@@ -79,6 +79,11 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
   const site = await startBrowserSite();
   const config = parseDocument(await readFile(process.env.XCLAW_CONFIG ?? path.join(root, "xclaw.yaml"), "utf8"));
   config.setIn(["browser", "allowedPrivateHosts"], [site.host]);
+  // A second model for the model picker's test; the fake answers whatever model is asked for.
+  config.setIn(["providers", "openai", "models"], ["gpt-4o"]);
+  // Title summaries would take replies from the scripted model between a test's own requests
+  // (tests/integration/chat-sessions.test.ts covers them).
+  config.setIn(["chat", "summarizeTitles"], false);
   const configFile = path.join(dataDirectory, "xclaw.yaml");
   await writeFile(configFile, String(config));
   const baseUrl = `http://localhost:${port}`;

@@ -13,7 +13,7 @@ describe("xclaw.yaml validation", () => {
     const config = parseBehaviourConfig("");
     expect(config.agent).toEqual({ maxIterations: 12, instructions: "", maxParallelTools: 4 });
     expect(config.providers.chain).toEqual(["openai", "anthropic"]);
-    expect(config.providers.openai).toEqual({ model: "gpt-4o-mini", toolCalling: "native", contextWindowTokens: 128_000, maxOutputTokens: 4_096 });
+    expect(config.providers.openai).toEqual({ model: "gpt-4o-mini", models: [], toolCalling: "native", contextWindowTokens: 128_000, maxOutputTokens: 4_096 });
     expect({ auth: config.auth, logging: config.logging }).toEqual({
       auth: {
         registration: "open",
@@ -22,10 +22,13 @@ describe("xclaw.yaml validation", () => {
         signInRateLimit: { perEmail: { maxFailures: 5, windowSeconds: 900 }, perIp: { maxFailures: 50, windowSeconds: 900 } },
         passwordChangeRateLimit: { maxFailures: 5, windowSeconds: 900 },
         registrationRateLimit: { perIp: { maxAttempts: 30, windowSeconds: 3_600 } },
+        inviteDays: 7,
+        passwordResetHours: 24,
       },
       logging: { level: "info" },
     });
     expect(config.http).toEqual({ maxJsonBytes: 1024 * 1024 });
+    expect(config.chat).toEqual({ attachments: { maxFileBytes: 10 * 1024 * 1024, maxFiles: 5, maxImageBytes: 5 * 1024 * 1024 }, summarizeTitles: true });
   });
 
   it("validates the JSON body limit", () => {

@@ -51,4 +51,26 @@ describe("UI message stream", () => {
     ]);
     expect(chunks[4]).toMatchObject({ data: { textId: "text-1" } });
   });
+
+  it("never sends a tool result for a call the stream did not announce (useChat would end the stream with an error)", async () => {
+    const content = [{ type: "text" as const, text: "Denied" }];
+    const chunks = await collect([
+      { type: "tool-end", stepId: "x", stepKey: "s0004", callId: "unseen", content, isError: true, durationMs: 0 },
+      { type: "tool-start", stepId: "y", stepKey: "s0005", call: { id: "seen", name: "write_file", arguments: {} } },
+      { type: "tool-end", stepId: "y", stepKey: "s0005", callId: "seen", content, isError: true, durationMs: 0 },
+    ]);
+    expect(chunks.filter((chunk) => chunk.type.startsWith("tool-")).map((chunk) => `${chunk.type} ${String(chunk.toolCallId)}`)).toEqual([
+      "tool-input-available seen",
+      "tool-output-available seen",
+    ]);
+  });
+
+  it("marks provider retries as such and says nothing when a run pauses (the approval card does)", async () => {
+    const chunks = await collect([
+      { type: "attempt-failed", provider: "openai", model: "m", error: "HTTP 503", willRetry: true },
+      { type: "run-end", outcome: { status: "paused", approvalId: "a" } },
+    ]);
+    expect(chunks.find((chunk) => chunk.type === "data-notice")).toMatchObject({ data: { tone: "warning", kind: "retry" } });
+    expect(chunks.filter((chunk) => chunk.type === "data-notice")).toHaveLength(1);
+  });
 });

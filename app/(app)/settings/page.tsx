@@ -1,7 +1,11 @@
 import type { Metadata } from "next";
-import { headers } from "next/headers";
+import { cookies, headers } from "next/headers";
 import Link from "next/link";
+import { parseTheme, THEME_COOKIE } from "@/components/app-shell/theme";
 import { ApiTokens } from "@/components/settings/api-tokens";
+import { ChatPreferences } from "@/components/settings/chat-preferences";
+import { EmailForm } from "@/components/settings/email-form";
+import { InstructionsForm } from "@/components/settings/instructions-form";
 import { NotificationChannels } from "@/components/settings/notification-channels";
 import { WebhookEndpoints } from "@/components/settings/webhook-endpoints";
 import { PasswordForm } from "@/components/settings/password-form";
@@ -22,12 +26,24 @@ export default async function SettingsPage() {
   const tokens = await listApiTokens({ userId: user.id });
   const [channels, endpoints] = await Promise.all([listChannels({ userId: user.id }), listEndpoints({ userId: user.id })]);
   const origin = publicOrigin() ?? originFromHeaders(await headers());
+  const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
   return (
     <div className="mx-auto max-w-3xl px-4 py-8 sm:px-6 lg:py-10">
-      <PageHeader title="Settings" description="Your profile, password, sessions, API tokens, notifications and webhooks." />
+      <PageHeader title="Settings" description="Your profile, how chats answer and look, your password, sessions, API tokens, notifications and webhooks." />
       <div className="space-y-6">
         <Section id="profile" title="Profile">
-          <ProfileForm email={user.email} initialName={user.name} />
+          <ProfileForm initialName={user.name} />
+        </Section>
+
+        <Section id="chat" title="Chat" description="Instructions for every chat, and how the chat looks and tells you things.">
+          <div className="space-y-8">
+            <InstructionsForm initial={user.instructions} />
+            <ChatPreferences theme={theme} />
+          </div>
+        </Section>
+
+        <Section id="email" title="Email" description="The address you sign in with.">
+          <EmailForm email={user.email} />
         </Section>
 
         <Section id="password" title="Password" description="You will be signed out on every device, including this one, and your API tokens will stop working.">

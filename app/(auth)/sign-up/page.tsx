@@ -24,8 +24,8 @@ export default async function SignUpPage() {
           <p className="mt-1 mb-6 text-sm text-neutral-600 dark:text-neutral-400">Sign up to start working with your agent.</p>
           {isFirstUser ? (
             <Alert tone="info" role="note" className="mb-4">
-              You are the first person here, so this account will be the administrator. You can invite others and
-              manage users afterwards.
+              You are the first person here, so this account will be the administrator. Afterwards you can add people on the
+              admin page (each gets a one-time invitation link) or let them sign up here.
             </Alert>
           ) : null}
           <SignUpForm passwordMinLength={getBehaviourConfig().auth.passwordMinLength} />

@@ -10,5 +10,5 @@ export const GET = route(async (request) => {
 export const PATCH = route(async (request) => {
   const { user } = await requireUser(request);
   const input = await readJson(request, ZUpdateProfile);
-  return Response.json(await updateProfile({ userId: user.id, name: input.name }));
+  return Response.json(await updateProfile({ userId: user.id, name: input.name, instructions: input.instructions }));
 });

@@ -2,6 +2,7 @@ import { toApprovalView } from "@/lib/approvals/approval-view";
 import { STOP_REASONS } from "@/lib/agent/stop-reasons";
 import type { Approval, Step } from "@/lib/db/generated/client";
 import { indexToolSteps, toolStepKey } from "@/lib/sessions/model-history";
+import { INTERRUPTED_STEP_ERROR } from "@/lib/runs/run-lease";
 import { stepKey } from "@/lib/sessions/sessions";
 import { decodeStep, type TDecodedStep } from "@/lib/sessions/step-codecs";
 import type { TChatMessage, TChatPart } from "@/lib/wire/chat";
@@ -27,7 +28,8 @@ function toolPart(call: { id: string; name: string; arguments: unknown }, result
   };
 }
 
-const STOPPED_ERRORS = new Set<string>(Object.values(STOP_REASONS));
+// A stop is told by its own note, and so is an interruption ("This run was interrupted … Resume").
+const STOPPED_ERRORS = new Set<string>([...Object.values(STOP_REASONS), INTERRUPTED_STEP_ERROR]);
 
 export function buildUiMessages(steps: Step[], approvals: Approval[] = []): TChatMessage[] {
   const messages: TChatMessage[] = [];
@@ -47,7 +49,24 @@ export function buildUiMessages(steps: Step[], approvals: Approval[] = []): TCha
     switch (entry.kind) {
       case "user":
         assistant = undefined;
-        messages.push({ id: step.id, role: "user", parts: [{ type: "text", text: entry.input.text }], metadata: { step: stepKey(step.seq) } });
+        messages.push({
+          id: step.id,
+          role: "user",
+          parts: [
+            { type: "text", text: entry.input.text },
+            ...(entry.input.attachments ?? []).map((file) => ({
+              type: "data-attachment" as const,
+              data: {
+                name: file.name,
+                path: file.path,
+                mediaType: file.mediaType,
+                bytes: file.bytes,
+                ...(file.image ? { preview: `data:${file.image.mediaType};base64,${file.image.data}` } : {}),
+              },
+            })),
+          ],
+          metadata: { step: stepKey(step.seq) },
+        });
         break;
       case "model": {
         const message = currentAssistant(step);
@@ -85,7 +104,14 @@ export function buildUiMessages(steps: Step[], approvals: Approval[] = []): TCha
         break;
       case "note":
         // Notes written for the model (the resume instruction) are not for people to read.
-        currentAssistant(step).parts.push({ type: "data-notice", data: { text: entry.input.forModel ? "Resumed after the interruption." : entry.input.text, tone: entry.input.tone ?? "info" } });
+        currentAssistant(step).parts.push({
+          type: "data-notice",
+          data: {
+            text: entry.input.forModel ? "Resumed after the interruption." : entry.input.text,
+            tone: entry.input.tone ?? "info",
+            ...(step.name === "interrupted" ? { kind: "interrupted" as const } : {}),
+          },
+        });
         break;
       case "unreadable":
         currentAssistant(step).parts.push({ type: "data-notice", data: { text: `Step ${stepKey(step.seq)} could not be read and is not shown.`, tone: "warning" } });

@@ -16,6 +16,8 @@ function data<Name extends keyof TChatDataParts>(name: Name, value: TChatDataPar
 
 export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterable<TChatChunk> {
   let textId: string | undefined;
+  // useChat refuses (and ends the stream with an error) a tool result whose call it has not seen.
+  const announcedCalls = new Set<string>();
   let counter = 0;
   const closeText = function* (): Generator<TChatChunk> {
     if (textId) yield { type: "text-end", id: textId };
@@ -36,7 +38,7 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
         yield { type: "message-metadata", messageMetadata: { provider: event.provider, model: event.model } };
         break;
       case "attempt-failed":
-        yield data("notice", { text: `${event.provider} (${event.model}) failed: ${event.error}${event.willRetry ? " — retrying" : " — trying the next provider"}`, tone: "warning" });
+        yield data("notice", { text: `${event.provider} (${event.model}) failed: ${event.error}${event.willRetry ? " — retrying" : " — trying the next provider"}`, tone: "warning", kind: "retry" });
         break;
       case "text-delta":
         if (!textId) {
@@ -59,6 +61,7 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
         break;
       case "tool-start":
         yield* closeText();
+        announcedCalls.add(event.call.id);
         yield { type: "tool-input-available", toolCallId: event.call.id, toolName: event.call.name, input: event.call.arguments ?? {}, dynamic: true };
         break;
       case "tool-progress":
@@ -69,6 +72,7 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
         );
         break;
       case "tool-end":
+        if (!announcedCalls.has(event.callId)) break;
         yield {
           type: "tool-output-available",
           toolCallId: event.callId,
@@ -96,7 +100,7 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
         yield* closeText();
         if (event.outcome.status === "failed") yield { type: "error", errorText: event.outcome.error };
         if (event.outcome.status === "stopped") yield data("notice", { text: event.outcome.reason === "user" ? "Stopped by the user." : `Stopped: ${event.outcome.reason === "timeout" ? "the run reached its time limit" : "the run was ended"}.`, tone: "warning" });
-        if (event.outcome.status === "paused") yield data("notice", { text: "Waiting for your approval.", tone: "info" });
+        // A pause says nothing here: the approval card is the one place that says what is waited for.
         break;
     }
   }

@@ -21,7 +21,7 @@ export default async function AdminUsersPage() {
         <Section
           id="users"
           title="People"
-          description="Disabling someone or removing their admin role signs them out at once. Nothing is deleted."
+          description="Add people with an invitation link, reset a password with a one-time link, disable or promote. Disabling someone or removing their admin role signs them out at once. Nothing is deleted."
         >
           <UsersTable
             currentUserId={admin.id}
@@ -33,6 +33,7 @@ export default async function AdminUsersPage() {
               status: user.status,
               createdAt: user.createdAt.toISOString(),
               lastSignInAt: user.lastSignInAt?.toISOString() ?? null,
+              invited: user.invited,
             }))}
           />
         </Section>

@@ -6,7 +6,8 @@ import type { TChatSession } from "@/components/chat/types";
 import type { TChatMessage } from "@/lib/wire/chat";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { isAppError } from "@/lib/errors";
-import { providerStatus } from "@/lib/providers/registry";
+import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { modelChoices, providerStatus } from "@/lib/providers/registry";
 import { getSessionView } from "@/lib/channels/web/session-view";
 
 type TParams = { params: Promise<{ sessionId: string }> };
@@ -34,5 +35,16 @@ export default async function ChatPage({ params }: TParams) {
   const user = await requirePageUser();
   const { sessionId } = await params;
   const { session, messages } = await loadChat(user.id, sessionId);
-  return <ChatView key={session.id} session={session} initialMessages={messages} providers={providerStatus()} isAdmin={user.role === "ADMIN"} />;
+  const { maxFileBytes, maxFiles } = getBehaviourConfig().chat.attachments;
+  return (
+    <ChatView
+      key={session.id}
+      session={session}
+      initialMessages={messages}
+      providers={providerStatus()}
+      models={modelChoices()}
+      attachmentLimits={{ maxFileBytes, maxFiles }}
+      isAdmin={user.role === "ADMIN"}
+    />
+  );
 }

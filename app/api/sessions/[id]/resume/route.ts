@@ -7,5 +7,5 @@ export const maxDuration = 800;
 
 export const POST = route<{ id: string }>(async (request, { params }) => {
   const { user } = await requireUser(request);
-  return messageResultResponse(await resumeSession({ userId: user.id, sessionId: params.id }), request.signal);
+  return messageResultResponse(await resumeSession({ userId: user.id, sessionId: params.id, instructions: user.instructions }), request.signal);
 });

@@ -9,5 +9,5 @@ export const maxDuration = 800;
 export const POST = route<{ id: string; approvalId: string }>(async (request, { params }) => {
   const { user } = await requireUser(request);
   const input = await readJson(request, ZApprovalDecision);
-  return messageResultResponse(await decideApproval({ userId: user.id, sessionId: params.id, approvalId: params.approvalId, ...input }), request.signal);
+  return messageResultResponse(await decideApproval({ userId: user.id, sessionId: params.id, approvalId: params.approvalId, ...input, instructions: user.instructions }), request.signal);
 });

@@ -1,0 +1,56 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { apiRequest, errorMessage } from "@/components/api-request";
+import { useFormFallbackAction } from "@/components/forms/form-fallback";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { TextField } from "@/components/ui/text-field";
+
+/** A new sign-in email, confirmed with the current password. */
+export function EmailForm({ email }: { email: string }) {
+  const router = useRouter();
+  const fallbackAction = useFormFallbackAction();
+  const [newEmail, setNewEmail] = useState(email);
+  const [currentPassword, setCurrentPassword] = useState("");
+  const [pending, setPending] = useState(false);
+  const [result, setResult] = useState<{ tone: "success" | "error"; message: string }>();
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setPending(true);
+    setResult(undefined);
+    try {
+      const saved = await apiRequest<{ email: string }>("/api/me/email", { method: "PATCH", body: { email: newEmail, currentPassword } });
+      setNewEmail(saved.email);
+      setCurrentPassword("");
+      setResult({ tone: "success", message: `Saved. Sign in with ${saved.email} from now on.` });
+      router.refresh();
+    } catch (caught) {
+      setResult({ tone: "error", message: errorMessage(caught) });
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <form method="post" action={fallbackAction} onSubmit={onSubmit} className="max-w-md space-y-4" noValidate>
+      <TextField label="Email address" name="email" type="email" autoComplete="email" inputMode="email" required value={newEmail} onChange={(event) => setNewEmail(event.target.value)} />
+      <TextField
+        label="Current password"
+        name="currentPassword"
+        type="password"
+        autoComplete="current-password"
+        required
+        hint="To confirm it is you. You stay signed in."
+        value={currentPassword}
+        onChange={(event) => setCurrentPassword(event.target.value)}
+      />
+      {result ? <Alert tone={result.tone}>{result.message}</Alert> : null}
+      <Button type="submit" pending={pending} disabled={!currentPassword || newEmail.trim().toLowerCase() === email}>
+        Change email
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,63 @@
+"use client";
+
+import { useId, useState, type FormEvent } from "react";
+import { apiRequest, errorMessage } from "@/components/api-request";
+import { useFormFallbackAction } from "@/components/forms/form-fallback";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { inputClassName } from "@/components/ui/text-field";
+
+const MAX_LENGTH = 4_000;
+
+/** Custom instructions: added to the system prompt of every chat of this person. */
+export function InstructionsForm({ initial }: { initial: string | null }) {
+  const id = useId();
+  const fallbackAction = useFormFallbackAction();
+  const [text, setText] = useState(initial ?? "");
+  const [pending, setPending] = useState(false);
+  const [result, setResult] = useState<{ tone: "success" | "error"; message: string }>();
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setPending(true);
+    setResult(undefined);
+    try {
+      const saved = await apiRequest<{ instructions: string | null }>("/api/me", { method: "PATCH", body: { instructions: text } });
+      setText(saved.instructions ?? "");
+      setResult({ tone: "success", message: saved.instructions ? "Saved. New messages in every chat follow them." : "Cleared." });
+    } catch (caught) {
+      setResult({ tone: "error", message: errorMessage(caught) });
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <form method="post" action={fallbackAction} onSubmit={onSubmit} className="space-y-3" noValidate>
+      <label htmlFor={id} className="text-sm font-medium text-neutral-800 dark:text-neutral-200">
+        Custom instructions
+      </label>
+      <textarea
+        id={id}
+        name="instructions"
+        value={text}
+        maxLength={MAX_LENGTH}
+        rows={5}
+        onChange={(event) => {
+          setText(event.target.value);
+          setResult(undefined);
+        }}
+        placeholder="For example: I am a data engineer. Answer briefly, in British English, and show SQL for PostgreSQL."
+        aria-describedby={`${id}-hint`}
+        className={`${inputClassName} h-auto min-h-28 py-2`}
+      />
+      <p id={`${id}-hint`} className="text-xs text-neutral-500 dark:text-neutral-400">
+        What xclaw should know about you or how it should answer, in every chat. {text.length.toLocaleString("en-US")} / {MAX_LENGTH.toLocaleString("en-US")} characters.
+      </p>
+      {result ? <Alert tone={result.tone}>{result.message}</Alert> : null}
+      <Button type="submit" pending={pending}>
+        Save instructions
+      </Button>
+    </form>
+  );
+}
