@@ -38,9 +38,9 @@ export function ChatHeader({
         </h1>
         {session.parentSessionId ? (
           <p className="truncate text-xs text-neutral-500 dark:text-neutral-400">
-            {session.trigger === "agent" ? "Sub-agent task of " : "Forked from "}
+            {session.trigger === "agent" ? "Worker (sub-agent) of " : "Forked from "}
             <Link href={`/chat/${session.parentSessionId}`} className="underline underline-offset-2 hover:text-neutral-900 dark:hover:text-neutral-100">
-              {session.trigger === "agent" ? "its parent chat" : "the original chat"}
+              {session.trigger === "agent" ? "the chat that delegated it" : "the original chat"}
             </Link>
             {session.forkedFromStep ? ` at ${session.forkedFromStep}` : ""}
           </p>

@@ -71,7 +71,8 @@ export type TToolEntry = {
   messageId: string;
   partIndex: number;
   approval?: TApprovalView;
-  progress?: { text: string; fraction?: number };
+  /** `detail`: what a tool's own card draws (the multi-agent card's workers). */
+  progress?: { text: string; fraction?: number; detail?: unknown };
 };
 
 export function buildToolIndex(messages: TChatMessage[]): Map<string, TToolEntry> {
@@ -93,7 +94,7 @@ export function buildToolIndex(messages: TChatMessage[]): Map<string, TToolEntry
         if (entry) entry.approval = part.data;
       } else if (part.type === "data-progress") {
         const entry = index.get(part.data.toolCallId);
-        if (entry) entry.progress = { text: part.data.text, fraction: part.data.fraction };
+        if (entry) entry.progress = { text: part.data.text, fraction: part.data.fraction, detail: part.data.detail };
       }
     }
   }

@@ -19,7 +19,7 @@ export type TToolCardProps = {
   active: boolean;
   approval?: TApprovalView;
   decided?: TLocalDecision;
-  progress?: { text: string; fraction?: number };
+  progress?: { text: string; fraction?: number; detail?: unknown };
   busy: boolean;
   onDecide: (approval: TApprovalView, decision: TApprovalDecision) => void;
 };

@@ -84,6 +84,9 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
   // Title summaries would take replies from the scripted model between a test's own requests
   // (tests/integration/chat-sessions.test.ts covers them).
   config.setIn(["chat", "summarizeTitles"], false);
+  // Every spec signs up its own accounts, all from 127.0.0.1: the suite creates more than the
+  // default per-address limit allows in an hour (tests/integration/http-wire.test.ts covers it).
+  config.setIn(["auth", "registrationRateLimit", "perIp", "maxAttempts"], 1000);
   const configFile = path.join(dataDirectory, "xclaw.yaml");
   await writeFile(configFile, String(config));
   const baseUrl = `http://localhost:${port}`;

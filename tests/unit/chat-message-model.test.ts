@@ -51,6 +51,20 @@ describe("chat message model", () => {
     expect(replyText([paused, continuation], tools)).toBe("I will write it.\n\nDone, **plan.md** is written.");
   });
 
+  it("hands a tool's newest progress to its card, the detail its own card draws included", () => {
+    const workers = { kind: "debate", workers: [{ index: 0, agent: "coder", status: "running", live: "Redis keeps" }] };
+    const running: TChatMessage = {
+      id: "m",
+      role: "assistant",
+      parts: [
+        { type: "dynamic-tool", toolName: "debate", toolCallId: "d1", state: "input-available", input: { question: "q" } },
+        { type: "data-progress", id: "d1", data: { toolCallId: "d1", text: "Starting", fraction: 0 } },
+        { type: "data-progress", id: "d1", data: { toolCallId: "d1", text: "0 of 1 done", fraction: 0, detail: workers } },
+      ],
+    };
+    expect(buildToolIndex([running]).get("d1")?.progress).toEqual({ text: "0 of 1 done", fraction: 0, detail: workers });
+  });
+
   it("keeps a retry notice while it is the newest thing, and hides discarded text and repeated notices", () => {
     const message: TChatMessage = {
       id: "m",
