@@ -14,19 +14,16 @@
  *   npm run bench:agents -- 9 60         fan-out repetitions, latency samples   or TEST_DATABASE_URL is set
  */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { createTasks, newTaskKey } from "../lib/agents/task-store";
 import { dispatchWorkers } from "../lib/agents/worker-event";
-import { db, disconnectDatabase } from "../lib/db/client";
-import { startEmbeddedDatabase } from "../lib/db/embedded";
-import { migrateDatabase } from "../lib/db/migrate";
+import { db } from "../lib/db/client";
 import { jobCatalog } from "../lib/job-catalog/catalog";
 import { createJobRunner } from "../lib/jobs/job-runner";
 import { startRun, waitForRun } from "../lib/runs/start-run";
 import { createSession } from "../lib/sessions/sessions";
 import { startFakeLlm } from "../tests/fake-llm/server";
 import type { TRecordedRequest } from "../tests/fake-llm/types";
-import { percentile } from "./support";
+import { onEachDatabase, percentile } from "./support";
 
 process.env.XCLAW_LOG_SILENT ??= "1";
 const fanOutRounds = Number(process.argv[2] ?? 5);
@@ -141,41 +138,7 @@ async function measure(label: string) {
   }
 }
 
-const results: Record<string, { ratio: number; added: number }> = {};
-{
-  const embedded = await startEmbeddedDatabase({});
-  await migrateDatabase(embedded.url);
-  process.env.DATABASE_URL = embedded.url;
-  process.env.XCLAW_EMBEDDED_DATABASE_URL = embedded.url;
-  try {
-    results.pglite = await measure("embedded PGlite (one connection)");
-  } finally {
-    await disconnectDatabase();
-    delete process.env.XCLAW_EMBEDDED_DATABASE_URL;
-    await embedded.stop();
-  }
-}
-
-const adminUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
-if (adminUrl) {
-  const name = `xclaw_bench_agents_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  try {
-    await migrateDatabase(url.toString());
-    process.env.DATABASE_URL = url.toString();
-    results.postgres = await measure(`PostgreSQL ${(await admin.query("SHOW server_version")).rows[0].server_version}`);
-  } finally {
-    await disconnectDatabase();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
-  }
-} else {
-  console.log("\n(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_DATABASE_URL to a superuser URL, e.g. postgresql://postgres@127.0.0.1:5432/postgres)");
-}
+const results = await onEachDatabase("xclaw_bench_agents", (label) => measure(label));
 
 await fake.close();
 const pass = Object.values(results).every((result) => result.ratio <= 1.3);

@@ -5,7 +5,7 @@
  * p50/p99 and the ratio of the medians. Target (DESIGN.md): p50 ≤ 10 ms, p99 ≤ 40 ms added.
  *
  *   npm run build && npx tsx bench/chat-overhead.ts [iterations]
- *   BENCH_POSTGRES=postgresql://postgres@127.0.0.1:5432/postgres npx tsx bench/chat-overhead.ts   (a fresh PostgreSQL database)
+ *   BENCH_POSTGRES_URL=postgresql://postgres@127.0.0.1:5432/postgres npx tsx bench/chat-overhead.ts   (a fresh PostgreSQL database)
  */
 import OpenAI from "openai";
 import { startFakeLlm } from "../tests/fake-llm/server";

@@ -6,7 +6,7 @@
  * Targets at C = 1,000 on PostgreSQL: 0 failed, 0 refused, TTFT p50 ≤ 6 s, ≤ 100 KB per stream.
  *
  *   npm run build && npx tsx bench/concurrency.ts [C …]          (default 100 200 1000)
- *   BENCH_POSTGRES=postgresql://postgres@127.0.0.1:5432/postgres npx tsx bench/concurrency.ts
+ *   BENCH_POSTGRES_URL=postgresql://postgres@127.0.0.1:5432/postgres npx tsx bench/concurrency.ts
  */
 import { readFileSync, readdirSync } from "node:fs";
 import http from "node:http";

@@ -13,16 +13,13 @@
  *   npm run bench:jobs -- 500 2000             latency samples, throughput jobs
  */
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { z } from "zod";
-import { db, disconnectDatabase } from "../lib/db/client";
-import { startEmbeddedDatabase } from "../lib/db/embedded";
-import { migrateDatabase } from "../lib/db/migrate";
+import { db } from "../lib/db/client";
 import { defineJob } from "../lib/jobs/define-job";
 import { enqueueJobEvents } from "../lib/jobs/enqueue";
 import { createJobRegistry } from "../lib/jobs/job-registry";
 import { createJobRunner, RUNNER_DEFAULTS } from "../lib/jobs/job-runner";
-import { percentile } from "./support";
+import { onEachDatabase, percentile } from "./support";
 
 process.env.XCLAW_LOG_SILENT ??= "1";
 const latencySamples = Number(process.argv[2] ?? 200);
@@ -143,42 +140,7 @@ async function sendAndWaitFirstStep(): Promise<{ latency: number; send: number }
 
 // --- databases ---------------------------------------------------------------------------------
 
-const results: Record<string, { p50: number; jobsPerSecond: number }> = {};
-
-{
-  const embedded = await startEmbeddedDatabase({});
-  await migrateDatabase(embedded.url);
-  process.env.DATABASE_URL = embedded.url;
-  process.env.XCLAW_EMBEDDED_DATABASE_URL = embedded.url;
-  try {
-    results.pglite = await measure("embedded PGlite (one connection)");
-  } finally {
-    await disconnectDatabase();
-    delete process.env.XCLAW_EMBEDDED_DATABASE_URL;
-    await embedded.stop();
-  }
-}
-
-const adminUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
-if (adminUrl) {
-  const name = `xclaw_bench_jobs_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  try {
-    await migrateDatabase(url.toString());
-    process.env.DATABASE_URL = url.toString();
-    results.postgres = await measure(`PostgreSQL ${(await admin.query("SHOW server_version")).rows[0].server_version}`);
-  } finally {
-    await disconnectDatabase();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
-  }
-} else {
-  console.log("\n(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_DATABASE_URL to a superuser URL, e.g. postgresql://postgres@127.0.0.1:5432/postgres)");
-}
+const results = await onEachDatabase("xclaw_bench_jobs", (label) => measure(label));
 
 if (results.pglite && results.postgres) {
   console.log(`\n  PostgreSQL / PGlite  latency p50 ${(results.postgres.p50 / results.pglite.p50).toFixed(2)}x   throughput ${(results.postgres.jobsPerSecond / results.pglite.jobsPerSecond).toFixed(2)}x`);

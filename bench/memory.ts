@@ -19,15 +19,12 @@
  *                                              TEST_DATABASE_URL is set
  *   npm run bench:memory -- 100000 10000 200   rows on PostgreSQL, rows on PGlite, queries
  */
-import { randomBytes, randomUUID } from "node:crypto";
-import pg from "pg";
-import { dbPool, disconnectDatabase } from "../lib/db/client";
-import { startEmbeddedDatabase } from "../lib/db/embedded";
-import { migrateDatabase } from "../lib/db/migrate";
+import { randomUUID } from "node:crypto";
+import { dbPool } from "../lib/db/client";
 import { fuseRankings, lexicalSearch, vectorSearch, vectorSearchStatement } from "../lib/memory/search/hybrid-search";
 import { searchableText, searchQuery } from "../lib/memory/search/search-text";
 import { ensureVectorIndex, forgetEnsuredVectorIndexes } from "../lib/memory/search/vector-index";
-import { percentile } from "./support";
+import { onEachDatabase, percentile } from "./support";
 
 process.env.XCLAW_LOG_SILENT ??= "1";
 const postgresRows = Number(process.argv[2] ?? 100_000);
@@ -219,42 +216,10 @@ async function measure(label: string, rows: number) {
   return { recall: recallSum / queries, vectorP95: percentile(vectorMs, 95), buildMs: build.ms, hnswRecall: hnswRecall / queries, hnswP95: percentile(hnswMs, 95) };
 }
 
-const results: Record<string, Awaited<ReturnType<typeof measure>>> = {};
-
-const adminUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
-if (adminUrl && postgresRows > 0) {
-  const name = `xclaw_bench_memory_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  try {
-    await migrateDatabase(url.toString());
-    process.env.DATABASE_URL = url.toString();
-    results.postgres = await measure(`PostgreSQL ${(await admin.query("SHOW server_version")).rows[0].server_version}`, postgresRows);
-  } finally {
-    await disconnectDatabase();
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.end();
-  }
-} else {
-  console.log("(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_DATABASE_URL to a superuser URL, e.g. postgresql://postgres@127.0.0.1:5432/postgres)");
-}
-
-if (pgliteRows > 0) {
-  const embedded = await startEmbeddedDatabase({});
-  await migrateDatabase(embedded.url);
-  process.env.DATABASE_URL = embedded.url;
-  process.env.XCLAW_EMBEDDED_DATABASE_URL = embedded.url;
-  try {
-    results.pglite = await measure("embedded PGlite (one connection)", pgliteRows);
-  } finally {
-    await disconnectDatabase();
-    delete process.env.XCLAW_EMBEDDED_DATABASE_URL;
-    await embedded.stop();
-  }
-}
+const results = await onEachDatabase("xclaw_bench_memory", (label, database) => measure(label, database === "postgres" ? postgresRows : pgliteRows), {
+  postgresFirst: true,
+  skip: { postgres: postgresRows <= 0, pglite: pgliteRows <= 0 },
+});
 
 if (results.postgres) {
   const pass = results.postgres.recall >= 0.95 && results.postgres.vectorP95 <= 20;

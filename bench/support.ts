@@ -69,27 +69,22 @@ export async function createApiToken(url: string, email = `bench-${Date.now()}@e
   return ((await created.json()) as { token: string }).token;
 }
 
-/**
- * The database a benchmark runs on: the embedded PGlite by default; with BENCH_POSTGRES set to an
- * admin URL (e.g. postgresql://postgres@127.0.0.1:5432/postgres), a fresh migrated PostgreSQL
- * database that is dropped afterwards.
- */
-export async function benchDatabase(): Promise<{ name: string; env: Record<string, string>; drop: () => Promise<void> }> {
-  const adminUrl = process.env.BENCH_POSTGRES;
-  if (!adminUrl) return { name: "pglite (embedded)", env: {}, drop: async () => {} };
+/** A fresh, migrated PostgreSQL database made from an admin URL, dropped by `drop`. */
+export async function createScratchPostgres(adminUrl: string, prefix: string): Promise<{ url: string; version: string; drop: () => Promise<void> }> {
   const { default: pg } = await import("pg");
   const { migrateDatabase } = await import("../lib/db/migrate");
-  const name = `xclaw_bench_${Date.now().toString(36)}`;
+  const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
+  const version = String((await admin.query("SHOW server_version")).rows[0].server_version);
   await admin.query(`CREATE DATABASE "${name}"`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   await migrateDatabase(url.toString());
   return {
-    name: "postgres",
-    env: { DATABASE_URL: url.toString() },
+    url: url.toString(),
+    version,
     drop: async () => {
       const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
@@ -97,6 +92,67 @@ export async function benchDatabase(): Promise<{ name: string; env: Record<strin
       await client.end();
     },
   };
+}
+
+/**
+ * The database an app benchmark (one that starts the built app) runs on: the embedded PGlite by
+ * default; with BENCH_POSTGRES_URL set to an admin URL (e.g.
+ * postgresql://postgres@127.0.0.1:5432/postgres), a fresh migrated PostgreSQL database that is
+ * dropped afterwards.
+ */
+export async function benchDatabase(): Promise<{ name: string; env: Record<string, string>; drop: () => Promise<void> }> {
+  const adminUrl = process.env.BENCH_POSTGRES_URL;
+  if (!adminUrl) return { name: "pglite (embedded)", env: {}, drop: async () => {} };
+  const scratch = await createScratchPostgres(adminUrl, "xclaw_bench");
+  return { name: "postgres", env: { DATABASE_URL: scratch.url }, drop: scratch.drop };
+}
+
+/**
+ * For the in-process benchmarks (jobs, memory, agents): runs `measure` with this process's
+ * database pointed at a fresh embedded PGlite, then at a fresh PostgreSQL database when
+ * BENCH_POSTGRES_URL or TEST_DATABASE_URL names a server (skipped with a note otherwise).
+ */
+export async function onEachDatabase<T>(
+  prefix: string,
+  measure: (label: string, database: "pglite" | "postgres") => Promise<T>,
+  options: { postgresFirst?: boolean; skip?: { pglite?: boolean; postgres?: boolean } } = {},
+): Promise<{ pglite?: T; postgres?: T }> {
+  const { startEmbeddedDatabase } = await import("../lib/db/embedded");
+  const { migrateDatabase } = await import("../lib/db/migrate");
+  const { disconnectDatabase } = await import("../lib/db/client");
+  const results: { pglite?: T; postgres?: T } = {};
+  const onPglite = async () => {
+    if (options.skip?.pglite) return;
+    const embedded = await startEmbeddedDatabase({});
+    await migrateDatabase(embedded.url);
+    process.env.DATABASE_URL = embedded.url;
+    process.env.XCLAW_EMBEDDED_DATABASE_URL = embedded.url;
+    try {
+      results.pglite = await measure("embedded PGlite (one connection)", "pglite");
+    } finally {
+      await disconnectDatabase();
+      delete process.env.XCLAW_EMBEDDED_DATABASE_URL;
+      await embedded.stop();
+    }
+  };
+  const onPostgres = async () => {
+    if (options.skip?.postgres) return;
+    const adminUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
+    if (!adminUrl) {
+      console.log("\n(PostgreSQL skipped: set BENCH_POSTGRES_URL or TEST_DATABASE_URL to a superuser URL, e.g. postgresql://postgres@127.0.0.1:5432/postgres)");
+      return;
+    }
+    const scratch = await createScratchPostgres(adminUrl, prefix);
+    process.env.DATABASE_URL = scratch.url;
+    try {
+      results.postgres = await measure(`PostgreSQL ${scratch.version}`, "postgres");
+    } finally {
+      await disconnectDatabase();
+      await scratch.drop();
+    }
+  };
+  for (const run of options.postgresFirst ? [onPostgres, onPglite] : [onPglite, onPostgres]) await run();
+  return results;
 }
 
 /** Starts bench/fake-llm-process.ts and returns its URL and a stop function. */

@@ -4,6 +4,7 @@ import { useCallback, useState } from "react";
 import { apiRequest, errorMessage } from "@/components/api-request";
 import { ScanReport, type TReport } from "@/components/extensions/scan-report";
 import { UploadForm } from "@/components/extensions/upload-form";
+import { useExtensionList } from "@/components/extensions/use-extension-list";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { inputClassName } from "@/components/ui/text-field";
@@ -204,25 +205,13 @@ function PluginDetails({ plugin, onChanged }: { plugin: TAdminPluginRow; onChang
 }
 
 export function PluginsAdmin({ initialPlugins }: { initialPlugins: TAdminPluginRow[] }) {
-  const [plugins, setPlugins] = useState(initialPlugins);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState<string | null>(null);
-
-  const refresh = async () => setPlugins((await apiRequest<{ plugins: TAdminPluginRow[] }>("/api/admin/plugins")).plugins);
-  const replace = (updated: TAdminPluginRow) => setPlugins((current) => current.map((plugin) => (plugin.id === updated.id ? updated : plugin)));
-
-  const toggle = async (plugin: TAdminPluginRow) => {
-    setPending(plugin.id);
-    setError(null);
-    try {
-      const { plugin: updated } = await apiRequest<{ plugin: TAdminPluginRow }>(`/api/admin/plugins/${plugin.id}`, { method: "PATCH", body: { enabled: !plugin.enabled } });
-      replace(updated);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setPending(null);
-    }
-  };
+  const { rows: plugins, error, pending, refresh, replace, toggle } = useExtensionList<TAdminPluginRow>({
+    initial: initialPlugins,
+    endpoint: "/api/admin/plugins",
+    listField: "plugins",
+    rowField: "plugin",
+    key: (row) => row.id,
+  });
 
   return (
     <div className="space-y-6">

@@ -4,6 +4,7 @@ import { useCallback, useState } from "react";
 import { apiRequest, errorMessage } from "@/components/api-request";
 import { ScanReport, type TReport } from "@/components/extensions/scan-report";
 import { UploadForm } from "@/components/extensions/upload-form";
+import { useExtensionList } from "@/components/extensions/use-extension-list";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import type { TAdminSkill } from "@/lib/skills/skill-admin";
@@ -111,25 +112,13 @@ function SkillDetails({ skill, users, onChanged }: { skill: TAdminSkillRow; user
 }
 
 export function SkillsAdmin({ initialSkills, users }: { initialSkills: TAdminSkillRow[]; users: { id: string; email: string }[] }) {
-  const [skills, setSkills] = useState(initialSkills);
-  const [error, setError] = useState<string | null>(null);
-  const [pending, setPending] = useState<string | null>(null);
-
-  const refresh = async () => setSkills((await apiRequest<{ skills: TAdminSkillRow[] }>("/api/admin/skills")).skills);
-  const replace = (updated: TAdminSkillRow) => setSkills((current) => current.map((skill) => (skill.name === updated.name ? updated : skill)));
-
-  const toggle = async (skill: TAdminSkillRow) => {
-    setPending(skill.name);
-    setError(null);
-    try {
-      const { skill: updated } = await apiRequest<{ skill: TAdminSkillRow }>(`/api/admin/skills/${skill.name}`, { method: "PATCH", body: { enabled: !skill.enabled } });
-      replace(updated);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setPending(null);
-    }
-  };
+  const { rows: skills, error, pending, refresh, replace, toggle } = useExtensionList<TAdminSkillRow>({
+    initial: initialSkills,
+    endpoint: "/api/admin/skills",
+    listField: "skills",
+    rowField: "skill",
+    key: (row) => row.name,
+  });
 
   return (
     <div className="space-y-6">
