@@ -1,8 +1,9 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
+import { useState } from "react";
+import { apiRequest } from "@/components/api-request";
+import { useSaveForm } from "@/components/forms/use-save-form";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -14,25 +15,13 @@ export function EmailForm({ email }: { email: string }) {
   const fallbackAction = useFormFallbackAction();
   const [newEmail, setNewEmail] = useState(email);
   const [currentPassword, setCurrentPassword] = useState("");
-  const [pending, setPending] = useState(false);
-  const [result, setResult] = useState<{ tone: "success" | "error"; message: string }>();
-
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setPending(true);
-    setResult(undefined);
-    try {
-      const saved = await apiRequest<{ email: string }>("/api/me/email", { method: "PATCH", body: { email: newEmail, currentPassword } });
-      setNewEmail(saved.email);
-      setCurrentPassword("");
-      setResult({ tone: "success", message: `Saved. Sign in with ${saved.email} from now on.` });
-      router.refresh();
-    } catch (caught) {
-      setResult({ tone: "error", message: errorMessage(caught) });
-    } finally {
-      setPending(false);
-    }
-  }
+  const { pending, result, onSubmit } = useSaveForm(async () => {
+    const saved = await apiRequest<{ email: string }>("/api/me/email", { method: "PATCH", body: { email: newEmail, currentPassword } });
+    setNewEmail(saved.email);
+    setCurrentPassword("");
+    router.refresh();
+    return `Saved. Sign in with ${saved.email} from now on.`;
+  });
 
   return (
     <form method="post" action={fallbackAction} onSubmit={onSubmit} className="max-w-md space-y-4" noValidate>

@@ -1,7 +1,8 @@
 "use client";
 
-import { useId, useState, type FormEvent } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
+import { useId, useState } from "react";
+import { apiRequest } from "@/components/api-request";
+import { useSaveForm } from "@/components/forms/use-save-form";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -14,23 +15,11 @@ export function InstructionsForm({ initial }: { initial: string | null }) {
   const id = useId();
   const fallbackAction = useFormFallbackAction();
   const [text, setText] = useState(initial ?? "");
-  const [pending, setPending] = useState(false);
-  const [result, setResult] = useState<{ tone: "success" | "error"; message: string }>();
-
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setPending(true);
-    setResult(undefined);
-    try {
-      const saved = await apiRequest<{ instructions: string | null }>("/api/me", { method: "PATCH", body: { instructions: text } });
-      setText(saved.instructions ?? "");
-      setResult({ tone: "success", message: saved.instructions ? "Saved. New messages in every chat follow them." : "Cleared." });
-    } catch (caught) {
-      setResult({ tone: "error", message: errorMessage(caught) });
-    } finally {
-      setPending(false);
-    }
-  }
+  const { pending, result, onSubmit, clearResult } = useSaveForm(async () => {
+    const saved = await apiRequest<{ instructions: string | null }>("/api/me", { method: "PATCH", body: { instructions: text } });
+    setText(saved.instructions ?? "");
+    return saved.instructions ? "Saved. New messages in every chat follow them." : "Cleared.";
+  });
 
   return (
     <form method="post" action={fallbackAction} onSubmit={onSubmit} className="space-y-3" noValidate>
@@ -45,7 +34,7 @@ export function InstructionsForm({ initial }: { initial: string | null }) {
         rows={5}
         onChange={(event) => {
           setText(event.target.value);
-          setResult(undefined);
+          clearResult();
         }}
         placeholder="For example: I am a data engineer. Answer briefly, in British English, and show SQL for PostgreSQL."
         aria-describedby={`${id}-hint`}

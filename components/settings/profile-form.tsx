@@ -1,8 +1,9 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
+import { useState } from "react";
+import { apiRequest } from "@/components/api-request";
+import { useSaveForm } from "@/components/forms/use-save-form";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -14,25 +15,13 @@ export function ProfileForm({ initialName }: { initialName: string | null }) {
   const fallbackAction = useFormFallbackAction();
   const router = useRouter();
   const [name, setName] = useState(initialName ?? "");
-  const [pending, setPending] = useState(false);
-  const [result, setResult] = useState<{ tone: "success" | "error"; message: string }>();
-
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setPending(true);
-    setResult(undefined);
-    try {
-      const saved = await apiRequest<TProfileResult>("/api/me", { method: "PATCH", body: { name } });
-      setName(saved.name ?? "");
-      setResult({ tone: "success", message: "Profile saved." });
-      // The sidebar shows the name too; re-render the server parts with the new value.
-      router.refresh();
-    } catch (caught) {
-      setResult({ tone: "error", message: errorMessage(caught) });
-    } finally {
-      setPending(false);
-    }
-  }
+  const { pending, result, onSubmit, clearResult } = useSaveForm(async () => {
+    const saved = await apiRequest<TProfileResult>("/api/me", { method: "PATCH", body: { name } });
+    setName(saved.name ?? "");
+    // The sidebar shows the name too; re-render the server parts with the new value.
+    router.refresh();
+    return "Profile saved.";
+  });
 
   return (
     <form method="post" action={fallbackAction} onSubmit={onSubmit} className="max-w-md space-y-4" noValidate>
@@ -46,7 +35,7 @@ export function ProfileForm({ initialName }: { initialName: string | null }) {
         value={name}
         onChange={(event) => {
           setName(event.target.value);
-          setResult(undefined);
+          clearResult();
         }}
       />
       {result ? <Alert tone={result.tone}>{result.message}</Alert> : null}
