@@ -16,6 +16,7 @@ export class ApiRequestError extends Error {
 }
 
 const SESSION_ENDED = "Your session has ended. Sign in again to continue.";
+const UNREACHABLE = "Could not reach the server. Check your connection and try again.";
 const UNEXPECTED = "Something went wrong. Try again; if it keeps happening, tell an administrator.";
 
 function errorFromBody(body: unknown): { code?: string; message?: string } {
@@ -49,25 +50,14 @@ export async function apiRequest<TResult = unknown>(
       cache: "no-store",
     });
   } catch {
-    throw new ApiRequestError("Could not reach the server. Check your connection and try again.", 0, "network");
+    throw new ApiRequestError(UNREACHABLE, 0, "network");
   }
   if (response.status === 204) return undefined as TResult;
   if (options.discardBody && response.ok) {
     await response.body?.cancel().catch(() => {});
     return undefined as TResult;
   }
-  let body: unknown;
-  try {
-    body = await response.json();
-  } catch {
-    body = undefined;
-  }
-  if (!response.ok) {
-    const { code, message } = errorFromBody(body);
-    if (response.status === 401) throw new ApiRequestError(SESSION_ENDED, 401, code ?? "unauthorized");
-    throw new ApiRequestError(message ?? UNEXPECTED, response.status, code ?? "unknown");
-  }
-  return body as TResult;
+  return readJsonResponse<TResult>(response);
 }
 
 /** Uploads a file as the request body (POST), answered with JSON like apiRequest. */
@@ -82,8 +72,13 @@ export async function apiUpload<TResult = unknown>(path: string, file: Blob): Pr
       cache: "no-store",
     });
   } catch {
-    throw new ApiRequestError("Could not reach the server. Check your connection and try again.", 0, "network");
+    throw new ApiRequestError(UNREACHABLE, 0, "network");
   }
+  return readJsonResponse<TResult>(response);
+}
+
+/** The JSON body of an answer, or an ApiRequestError carrying the server's message. */
+async function readJsonResponse<TResult>(response: Response): Promise<TResult> {
   let body: unknown;
   try {
     body = await response.json();
