@@ -3,7 +3,7 @@ import { db } from "@/lib/db/client";
 import type { AgentTask } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
 import { unifiedDiff } from "@/lib/tools/line-diff";
-import { defineTool, type TToolContext, type TToolResult } from "@/lib/tools/registry";
+import { defineTool, type TToolContext } from "@/lib/tools/registry";
 import type { TAgentCallKind } from "@/lib/wire/agents";
 import { BUNDLED_PROFILES } from "./bundled-profiles";
 import { deliverFile, deliveryPath } from "./deliveries";
@@ -12,6 +12,7 @@ import { listAgents, unknownAgentMessage, type TAgentDefinition } from "./profil
 import { workerProfileOf } from "./run-profile";
 import { newTaskKey } from "./task-store";
 import { sandboxRuntime } from "@/lib/sandbox/runtime";
+import { withToolErrors } from "@/lib/tools/tool-errors";
 
 /**
  * The tools of multi-agent work. The main agent gets delegate, debate, pipeline and agent_results;
@@ -26,18 +27,6 @@ const AGENT_NAMES = BUNDLED_PROFILES.map((profile) => profile.name).join(", ");
 const ZAgentField = z.string().trim().min(1).max(40).describe(`An agent name: ${AGENT_NAMES}, or one of the user's own (an unknown name lists them all).`);
 const ZTask = z.string().trim().min(1).max(50_000);
 
-function failure(error: unknown): TToolResult {
-  if (error instanceof AppError) return { content: [{ type: "text", text: error.message }], isError: true };
-  throw error;
-}
-
-async function guarded(action: () => Promise<TToolResult | string>): Promise<TToolResult | string> {
-  try {
-    return await action();
-  } catch (error) {
-    return failure(error);
-  }
-}
 
 /** The agents a call names, or an error listing the available ones. */
 async function resolveAll(userId: string, names: readonly string[]): Promise<TAgentDefinition[]> {
@@ -60,7 +49,7 @@ const delegate = defineTool({
   }),
   risk: "read",
   execute: ({ agent, task, timeout_s }, context) =>
-    guarded(async () => {
+    withToolErrors(async () => {
       const [definition] = await resolveAll(context.userId, [agent]);
       const tasks = await startCall(context, "delegate", [{ agent: definition!, task, timeoutMs: timeoutFor(definition!, timeout_s), taskKey: newTaskKey() }]);
       return callResult("delegate", await waitForTasks(context, "delegate", tasks.map((row) => row.id)));
@@ -77,7 +66,7 @@ const debate = defineTool({
   }),
   risk: "read",
   execute: ({ question, agents }, context) =>
-    guarded(async () => {
+    withToolErrors(async () => {
       const definitions = await resolveAll(context.userId, agents);
       const specs: TWorkerSpec[] = definitions.map((agent) => ({ agent, task: question, timeoutMs: timeoutFor(agent, undefined), taskKey: newTaskKey() }));
       const tasks = await startCall(context, "debate", specs);
@@ -97,7 +86,7 @@ const pipeline = defineTool({
   }),
   risk: "read",
   execute: ({ steps }, context) =>
-    guarded(async () => {
+    withToolErrors(async () => {
       const definitions = await resolveAll(
         context.userId,
         steps.map((step) => step.agent),
@@ -130,7 +119,7 @@ const agentResults = defineTool({
   input: z.object({ call_id: z.string().trim().min(1).max(200).describe("The tool call id of the interrupted delegate / debate / pipeline call.") }),
   risk: "read",
   execute: ({ call_id }, context) =>
-    guarded(async () => {
+    withToolErrors(async () => {
       const calls = await callsWithWorkers(context.userId, context.sessionId);
       const call = calls.find((candidate) => candidate.toolCallId === call_id);
       if (!call) {
@@ -173,7 +162,7 @@ const deliver = defineTool({
     return { title: `Deliver ${shown}`, path: shown, diff: unifiedDiff(before ?? "", content, { path: shown }) };
   },
   execute: ({ path, content }, context) =>
-    guarded(async () => {
+    withToolErrors(async () => {
       const { taskId, folder } = await workerTaskOf(context);
       return `delivered: ${await deliverFile({ userId: context.userId, taskId, folder, path, content })}`;
     }),

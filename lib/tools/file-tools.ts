@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { AppError } from "@/lib/errors";
 import type { TSandboxRuntime } from "@/lib/sandbox/runtime";
 import { unifiedDiff } from "./line-diff";
-import { defineTool, type TTool, type TToolContext, type TToolResult } from "./registry";
+import { defineTool, type TTool, type TToolContext } from "./registry";
+import { withToolErrors } from "./tool-errors";
 
 /**
  * File tools over the user's workspace. All path, symlink, extension and size rules live in the
@@ -11,18 +11,6 @@ import { defineTool, type TTool, type TToolContext, type TToolResult } from "./r
  */
 const ZPath = z.string().min(1).max(1_024).describe("Path relative to your workspace, e.g. notes/todo.md");
 
-function failure(error: unknown): TToolResult {
-  if (error instanceof AppError) return { content: [{ type: "text", text: error.message }], isError: true };
-  throw error;
-}
-
-async function guarded(action: () => Promise<TToolResult | string>): Promise<TToolResult | string> {
-  try {
-    return await action();
-  } catch (error) {
-    return failure(error);
-  }
-}
 
 export function createFileTools(runtime: TSandboxRuntime, options: { deleteFile: boolean }): TTool[] {
   const workspace = (context: TToolContext) => runtime.workspaceFor(context.userId, context.sessionId, context.workspace);
@@ -33,7 +21,7 @@ export function createFileTools(runtime: TSandboxRuntime, options: { deleteFile:
     input: z.object({ path: z.string().max(1_024).default(".").describe("Folder relative to the workspace") }),
     risk: "read",
     execute: ({ path }, context) =>
-      guarded(async () => {
+      withToolErrors(async () => {
         const { relative, entries } = await workspace(context).list(path);
         if (!entries.length) return `${relative}/ is empty.`;
         const lines = entries.map((entry) => `${entry.type === "directory" ? "dir " : entry.type === "symlink" ? "link" : "file"}  ${entry.name}${entry.type === "file" ? `  (${entry.size} bytes)` : ""}`);
@@ -47,7 +35,7 @@ export function createFileTools(runtime: TSandboxRuntime, options: { deleteFile:
     input: z.object({ path: ZPath, offset: z.int().min(1).optional(), limit: z.int().min(1).max(2_000).optional() }),
     risk: "read",
     execute: ({ path, offset, limit }, context) =>
-      guarded(async () => {
+      withToolErrors(async () => {
         const { relative, text } = await workspace(context).readText(path);
         const lines = text.split("\n");
         const first = offset ?? 1;
@@ -70,7 +58,7 @@ export function createFileTools(runtime: TSandboxRuntime, options: { deleteFile:
       return { title: before === undefined ? `Create ${path}` : `Overwrite ${path}`, path, diff: unifiedDiff(before ?? "", content, { path }) };
     },
     execute: ({ path, content }, context) =>
-      guarded(async () => {
+      withToolErrors(async () => {
         const { relative, bytes, created } = await workspace(context).writeText(path, content);
         return `${created ? "Created" : "Overwrote"} ${relative} (${bytes} bytes).`;
       }),
@@ -88,7 +76,7 @@ export function createFileTools(runtime: TSandboxRuntime, options: { deleteFile:
       return { title: `Edit ${input.path}`, path: input.path, diff: unifiedDiff(before, after, { path: input.path }) };
     },
     execute: (input, context) =>
-      guarded(async () => {
+      withToolErrors(async () => {
         const files = workspace(context);
         const { relative, text } = await files.readText(input.path);
         const count = text.split(input.old_string).length - 1;
@@ -110,7 +98,7 @@ export function createFileTools(runtime: TSandboxRuntime, options: { deleteFile:
     input: z.object({ path: ZPath }),
     risk: "write",
     preview: async ({ path }) => ({ title: `Delete ${path}`, path }),
-    execute: ({ path }, context) => guarded(async () => `Deleted ${await workspace(context).deleteFile(path)}.`),
+    execute: ({ path }, context) => withToolErrors(async () => `Deleted ${await workspace(context).deleteFile(path)}.`),
   });
 
   return [listDir, viewFile, writeFile, editFile, ...(options.deleteFile ? [deleteFile] : [])];

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { AppError } from "@/lib/errors";
-import { defineTool, type TTool, type TToolResult } from "@/lib/tools/registry";
+import { defineTool, type TTool } from "@/lib/tools/registry";
 import { db } from "@/lib/db/client";
 import { deleteMemory, saveMemory, searchMemories } from "./memory-store";
+import { toolErrorResult } from "@/lib/tools/tool-errors";
 
 /**
  * memory_save, memory_search and memory_delete, always on the calling user's own memories.
@@ -10,10 +10,6 @@ import { deleteMemory, saveMemory, searchMemories } from "./memory-store";
  * twice; memory_delete is a write, so the approval policy asks the owner first, and the card shows
  * the memory that would be deleted.
  */
-function failure(error: unknown): TToolResult {
-  if (error instanceof AppError) return { content: [{ type: "text", text: error.message }], isError: true };
-  throw error;
-}
 
 const ORIGIN = { USER: "saved by the user", AGENT: "saved by the agent", EXTRACTION: "taken from a conversation" } as const;
 
@@ -34,7 +30,7 @@ const memorySave = defineTool({
       const how = result.duplicate.similarity === null ? "the same text" : `a near-identical memory (similarity ${result.duplicate.similarity.toFixed(3)})`;
       return `Not saved: this is already remembered as ${how} — memory ${result.memory.id}: ${result.memory.content}`;
     } catch (error) {
-      return failure(error);
+      return toolErrorResult(error);
     }
   },
 });
@@ -57,7 +53,7 @@ const memorySearch = defineTool({
       );
       return `${memories.length} memories (${mode} search):\n${lines.join("\n")}`;
     } catch (error) {
-      return failure(error);
+      return toolErrorResult(error);
     }
   },
 });
@@ -76,7 +72,7 @@ const memoryDelete = defineTool({
       const memory = await deleteMemory({ userId: context.userId, id });
       return `Deleted memory ${memory.id}: ${memory.content}`;
     } catch (error) {
-      return failure(error);
+      return toolErrorResult(error);
     }
   },
 });
