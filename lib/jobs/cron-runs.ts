@@ -1,5 +1,6 @@
 import { Cron } from "croner";
 import type { TAnyJobDefinition } from "./define-job";
+import { newRunFor } from "./new-run";
 import { enqueueEvents, newRunId, type TEnqueueResult } from "./run-store";
 
 /**
@@ -40,23 +41,7 @@ export async function enqueueCronRun(job: TAnyJobDefinition, options: { slot: Da
     {
       id: eventId,
       name: "jobs/cron",
-      runs: [
-        {
-          id: newRunId(),
-          jobId: job.id,
-          trigger: "slot" in options ? `cron ${schedule.cron} (${schedule.timezone})` : `run now by ${options.manualBy}`,
-          eventName: "jobs/cron",
-          eventId,
-          data,
-          maxAttempts: job.retries + 1,
-          concurrencyKey: job.concurrencyKeyOf?.(data),
-          concurrencyLimit: job.concurrency?.limit,
-          singletonKey: job.singletonKeyOf?.(data),
-          singletonMode: job.singleton?.mode,
-          startTimeoutMs: job.startTimeoutMs,
-          finishTimeoutMs: job.finishTimeoutMs,
-        },
-      ],
+      runs: [newRunFor(job, data, { trigger: "slot" in options ? `cron ${schedule.cron} (${schedule.timezone})` : `run now by ${options.manualBy}`, eventName: "jobs/cron", eventId })],
     },
   ]);
 }

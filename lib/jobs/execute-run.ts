@@ -10,7 +10,6 @@ import {
   enqueueEventsInTransaction,
   finishExecution,
   insertRuns,
-  newRunId,
   readRunResult,
   saveStep,
   type TClaimedRun,
@@ -21,6 +20,7 @@ import {
   type TStoredStep,
 } from "./run-store";
 import { describeThrown, toStoredJson } from "./step-output";
+import { newRunFor } from "./new-run";
 
 /**
  * One execution of a claimed run on the embedded runner: the handler runs from the top, and the
@@ -401,21 +401,9 @@ export class RunExecution {
       const definition = this.options.registry.get(job.id)!;
       child = {
         wakeAt: new Date(Date.now() + timeoutMs),
-        run: {
-          id: newRunId(),
-          jobId: definition.id,
-          trigger: `invoke from ${this.run.jobId}`,
-          eventName: "jobs/invoke",
-          eventId: `invoke:${this.runId}:${stepId}`,
-          data,
-          maxAttempts: definition.retries + 1,
-          concurrencyKey: definition.concurrencyKeyOf?.(data),
-          concurrencyLimit: definition.concurrency?.limit,
-          singletonKey: definition.singletonKeyOf?.(data),
-          startTimeoutMs: definition.startTimeoutMs,
-          finishTimeoutMs: definition.finishTimeoutMs,
-          parentRunId: this.runId,
-        },
+        // Written directly (insertRuns), without the singleton skip/cancel decision that sent
+        // events go through: the parent waits for this very run.
+        run: { ...newRunFor(definition, data, { trigger: `invoke from ${this.run.jobId}`, eventName: "jobs/invoke", eventId: `invoke:${this.runId}:${stepId}`, parentRunId: this.runId }), singletonMode: undefined },
       };
     } catch (error) {
       return this.stepFailed(stepId, "invoke", isAppError(error) ? new NonRetriableError(error.message) : error, startedAt);

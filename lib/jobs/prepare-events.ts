@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { AppError } from "@/lib/errors";
 import type { TSendEventInput } from "./define-job";
 import type { TJobRegistry } from "./job-registry";
-import { newRunId, type TEventToEnqueue } from "./run-store";
+import { newRunFor } from "./new-run";
+import type { TEventToEnqueue } from "./run-store";
 
 /**
  * Turns events into the runs they start: every event is validated for every job it triggers
@@ -19,21 +20,7 @@ export function prepareEvents(registry: TJobRegistry, events: readonly TSendEven
     if (typeof id !== "string" || !EVENT_ID.test(id)) {
       throw new AppError("bad_request", `Event id "${String(id)}" is not valid: use 1–200 letters, digits or . _ : / @ -.`);
     }
-    const runs = registry.parseEvent(event).map(({ job, data }) => ({
-      id: newRunId(),
-      jobId: job.id,
-      trigger: `event ${event.name}`,
-      eventName: event.name,
-      eventId: id,
-      data,
-      maxAttempts: job.retries + 1,
-      concurrencyKey: job.concurrencyKeyOf?.(data),
-      concurrencyLimit: job.concurrency?.limit,
-      singletonKey: job.singletonKeyOf?.(data),
-      singletonMode: job.singleton?.mode,
-      startTimeoutMs: job.startTimeoutMs,
-      finishTimeoutMs: job.finishTimeoutMs,
-    }));
+    const runs = registry.parseEvent(event).map(({ job, data }) => newRunFor(job, data, { trigger: `event ${event.name}`, eventName: event.name, eventId: id }));
     return { id, name: event.name, runs };
   });
 }
