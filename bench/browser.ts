@@ -12,14 +12,14 @@ import { BrowserWorkerClient } from "../lib/browser/worker-client";
 import { UrlGuard } from "../lib/net/url-guard";
 import { startBrowserSite } from "../tests/fixtures/browser-site/server";
 import { BrowserSession } from "../workers/browser/browser-session";
-import { CHROMIUM_ARGS, findChromium, NO_CHROMIUM_MESSAGE } from "../workers/browser/chromium";
+import { CHROMIUM_ARGS, findChromium, noChromiumMessage } from "../workers/browser/chromium";
 import { startBrowserWorker } from "../workers/browser/worker";
 import { percentile } from "./support";
 
 const iterations = Number(process.argv[2] ?? 20);
 const executablePath = findChromium();
 if (!executablePath) {
-  process.stderr.write(`${NO_CHROMIUM_MESSAGE}\n`);
+  process.stderr.write(`${noChromiumMessage("the browser benchmark")}\n`);
   process.exit(1);
 }
 

@@ -2,7 +2,7 @@ import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import type { User } from "@/lib/db/generated/client";
 import { userFromSessionToken } from "./authenticate";
-import { sessionCookieName } from "./session-token";
+import { sessionTokenFromCookies } from "./session-token";
 
 /**
  * The signed-in user for server components and layouts, checked against the database exactly like
@@ -10,14 +10,7 @@ import { sessionCookieName } from "./session-token";
  */
 export async function getPageUser(): Promise<User | undefined> {
   const store = await cookies();
-  const name = sessionCookieName();
-  let token = store.get(name)?.value;
-  if (!token) {
-    const chunks: string[] = [];
-    for (let index = 0; store.has(`${name}.${index}`); index++) chunks.push(store.get(`${name}.${index}`)!.value);
-    token = chunks.join("") || undefined;
-  }
-  return userFromSessionToken(token);
+  return userFromSessionToken(sessionTokenFromCookies((name) => store.get(name)?.value));
 }
 
 export async function requirePageUser(): Promise<User> {

@@ -72,15 +72,21 @@ export function parseCookieHeader(cookieHeader: string | null | undefined): Reco
   return Object.fromEntries(cookies);
 }
 
-/** Reads a cookie header, joining next-auth's chunked cookies (`name.0`, `name.1`, …). */
+/** The session token from a cookie lookup, joining next-auth's chunked cookies (`name.0`, `name.1`, …). */
+export function sessionTokenFromCookies(get: (name: string) => string | undefined): string | undefined {
+  const name = sessionCookieName();
+  const whole = get(name);
+  if (whole !== undefined) return whole;
+  const chunks: string[] = [];
+  for (let chunk = get(`${name}.0`); chunk !== undefined; chunk = get(`${name}.${chunks.length}`)) chunks.push(chunk);
+  return chunks.length ? chunks.join("") : undefined;
+}
+
+/** Reads the session token from a cookie header. */
 export function readSessionCookie(cookieHeader: string | null | undefined): string | undefined {
   if (!cookieHeader) return undefined;
-  const name = sessionCookieName();
-  const cookies = new Map(Object.entries(parseCookieHeader(cookieHeader)));
-  if (cookies.has(name)) return cookies.get(name);
-  const chunks: string[] = [];
-  for (let index = 0; cookies.has(`${name}.${index}`); index++) chunks.push(cookies.get(`${name}.${index}`)!);
-  return chunks.length ? chunks.join("") : undefined;
+  const cookies = parseCookieHeader(cookieHeader);
+  return sessionTokenFromCookies((name) => (Object.hasOwn(cookies, name) ? cookies[name] : undefined));
 }
 
 export async function decodeSessionToken(token: string): Promise<TSessionClaims | undefined> {

@@ -13,7 +13,7 @@ import pg from "pg";
 import { parseDocument } from "yaml";
 import { startFakeLlm } from "../fake-llm/server";
 import { startBrowserSite } from "../fixtures/browser-site/server";
-import { findChromium, HOW_TO_GET_CHROMIUM } from "./chromium";
+import { findChromium, noChromiumMessage } from "./chromium";
 import { freePort } from "../../lib/net/free-port";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -144,7 +144,7 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
 async function main() {
   const chromium = await findChromium();
   if (!chromium) {
-    process.stderr.write(`${HOW_TO_GET_CHROMIUM}\n`);
+    process.stderr.write(`${noChromiumMessage("the end-to-end tests")}\n`);
     process.exit(1);
   }
   if (process.env.XCLAW_E2E_SKIP_BUILD !== "1") {

@@ -17,7 +17,8 @@ export function findChromium(): string | undefined {
   return undefined;
 }
 
-export const NO_CHROMIUM_MESSAGE = `No Chromium found for the browser worker. Any one of these works:
+/** What to do when no Chromium is found; `purpose` names what needed it ("the browser worker"). */
+export const noChromiumMessage = (purpose: string) => `No Chromium found for ${purpose}. Any one of these works:
   - Debian/Ubuntu:  sudo apt-get install chromium
   - Playwright:     npx playwright install chromium   (needs internet access)
   - Or point CHROMIUM_PATH at an existing Chromium or Chrome binary.`;

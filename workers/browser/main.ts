@@ -12,7 +12,7 @@
  */
 import { ConfigError, getBehaviourConfig } from "@/lib/config/behaviour";
 import { createLogger } from "@/lib/observability/logger";
-import { findChromium, NO_CHROMIUM_MESSAGE } from "./chromium";
+import { findChromium, noChromiumMessage } from "./chromium";
 import { startBrowserWorker } from "./worker";
 
 const log = createLogger("browser-worker");
@@ -34,7 +34,7 @@ async function main() {
   const secret = process.env.BROWSER_WORKER_SECRET ?? "";
   if (secret.length < 16) fail("BROWSER_WORKER_SECRET must be set to a random string of at least 16 characters.");
   const executablePath = findChromium();
-  if (!executablePath) fail(NO_CHROMIUM_MESSAGE);
+  if (!executablePath) fail(noChromiumMessage("the browser worker"));
   const port = Number(process.env.BROWSER_WORKER_PORT ?? config.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`BROWSER_WORKER_PORT must be a port number, got "${process.env.BROWSER_WORKER_PORT}"`);
 
