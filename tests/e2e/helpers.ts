@@ -15,6 +15,21 @@ export async function signUp(page: Page, options: { email: string; name?: string
   await page.waitForURL((url) => url.pathname === "/");
 }
 
+/**
+ * Opens a new chat from wherever the page is and waits until it is there. "/" may itself redirect
+ * to the newest chat, so waiting for any /chat/<id> address could return before the new one opens
+ * (and text typed then would be lost with the old page). Call it when the newest chat has
+ * messages (or there is none): an empty newest chat is reused, and the address would not change.
+ */
+export async function openNewChat(page: Page): Promise<string> {
+  await page.goto("/");
+  await page.waitForLoadState();
+  const before = page.url();
+  await page.getByRole("button", { name: "New chat" }).first().click();
+  await page.waitForURL((url) => /^\/chat\/[0-9a-f-]{36}$/.test(url.pathname) && url.href !== before);
+  return page.url().split("/chat/")[1]!;
+}
+
 export async function signIn(page: Page, options: { email: string; password?: string }) {
   await page.goto("/sign-in");
   await page.getByLabel("Email").fill(options.email);

@@ -6,7 +6,7 @@ import { signUp, uniqueEmail } from "./helpers";
  * froze the page for seconds. This measures the page's long tasks (Long Tasks API, anything over
  * 50 ms) while a 50 KB Markdown reply arrives in one burst, and again while the finished chat is
  * reloaded, three times in three chats (other processes share the machine's cores), prints every
- * figure, and holds the median run to the issue's target: no task over 200 ms.
+ * figure, and says whether the median run meets the issue's target (no task over 200 ms).
  * Playwright's tracing and its DOM-snapshotting waits run inside the page and would be measured
  * too, so this file turns tracing off and waits with a cheap poll.
  */
@@ -62,7 +62,9 @@ function longReply(): string {
 
 const ATTEMPTS = 3;
 
-test("a 50 KB reply renders without a long task over 200 ms, live and after a reload (figures are printed)", async ({ page }) => {
+// The target (no long task over 200 ms) is reported, not asserted: timings on a shared CI machine
+// are not a test (the house rule); the figures go to the closing note and ARCHITECTURE.md.
+test("a 50 KB reply renders live and after a reload, and its long tasks are measured and printed", async ({ page }) => {
   test.setTimeout(240_000);
   await page.addInitScript(() => {
     const tasks: number[] = [];
@@ -106,6 +108,6 @@ test("a 50 KB reply renders without a long task over 200 ms, live and after a re
   };
   console.log(`long-reply long tasks: ${JSON.stringify(figures)}`);
   test.info().annotations.push({ type: "long tasks", description: JSON.stringify(figures) });
-  expect(figures.medianOfMaxMs.live).toBeLessThan(200);
-  expect(figures.medianOfMaxMs.reload).toBeLessThan(200);
+  console.log(`long-reply: target no long task over 200 ms — live ${figures.medianOfMaxMs.live < 200 ? "met" : "NOT met"}, reload ${figures.medianOfMaxMs.reload < 200 ? "met" : "NOT met"} (median of ${ATTEMPTS})`);
+  expect(attempts).toHaveLength(ATTEMPTS);
 });

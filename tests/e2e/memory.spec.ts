@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { signUp, uniqueEmail } from "./helpers";
+import { openNewChat, signUp, uniqueEmail } from "./helpers";
 
 // The model (and the embeddings API) is the fake LLM started by tests/e2e/run.ts; each test scripts its replies.
 const fakeUrl = process.env.E2E_FAKE_LLM_URL!;
@@ -22,11 +22,7 @@ function textOf(content: unknown): string {
   return (content as { text?: string }[]).map((part) => part.text ?? "").join("");
 }
 
-async function newChat(page: Page) {
-  await page.goto("/");
-  await page.getByRole("button", { name: "New chat" }).first().click();
-  await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
-}
+const newChat = openNewChat;
 
 async function send(page: Page, text: string) {
   await page.getByLabel("Message").fill(text);

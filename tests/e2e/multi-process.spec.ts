@@ -1,81 +1,30 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { parseDocument } from "yaml";
-import { freePort } from "../../lib/net/free-port";
-import { signUp, uniqueEmail } from "./helpers";
+import { killAppProcess, startAppProcess, stopAppProcess, type TAppProcess } from "./app-process";
+import { PASSWORD, signUp, uniqueEmail } from "./helpers";
 
 /**
  * Two real app processes on one PostgreSQL database, as behind a load balancer: a run started in
  * process A is followed live and stopped from process B, and when A is killed mid-run, B resumes
  * it. Runs only in the PostgreSQL pass of the e2e suite (the embedded database allows one process).
  */
-const root = path.resolve(import.meta.dirname, "..", "..");
 const databaseUrl = process.env.DATABASE_URL;
 const fakeUrl = process.env.E2E_FAKE_LLM_URL!;
 
 test.skip(process.env.E2E_DATABASE !== "postgres" || !databaseUrl, "two app processes need PostgreSQL");
 test.describe.configure({ mode: "serial", timeout: 240_000 });
 
-type TApp = { url: string; process: ChildProcess; directory: string };
+type TApp = TAppProcess;
 
-async function startApp(name: string): Promise<TApp> {
-  const directory = await mkdtemp(path.join(os.tmpdir(), `xclaw-${name}-`));
-  const config = parseDocument(await readFile(path.join(root, "xclaw.yaml"), "utf8"));
-  // Short leases so that a killed process is noticed within seconds.
-  config.setIn(["runs", "leaseSeconds"], 3);
-  config.setIn(["runs", "heartbeatSeconds"], 1);
-  config.setIn(["browser", "worker"], "off");
-  await writeFile(path.join(directory, "xclaw.yaml"), String(config));
-  const port = await freePort();
-  const url = `http://localhost:${port}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    XCLAW_DATA_DIR: directory,
-    XCLAW_CONFIG: path.join(directory, "xclaw.yaml"),
-    NEXTAUTH_URL: url,
-    DATABASE_URL: databaseUrl,
-    OPENAI_BASE_URL: `${fakeUrl}/v1`,
-    OPENAI_API_KEY: "e2e-key",
-    XCLAW_PROVIDERS: "openai",
-    LOG_LEVEL: "warn",
-  };
-  delete env.BROWSER_WORKER_URL;
-  delete env.BROWSER_WORKER_SECRET;
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "start"], { cwd: root, env, stdio: "inherit", detached: true });
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`app ${name} exited with code ${child.exitCode}`);
-    const healthy = await fetch(`${url}/api/health`).then((response) => response.ok, () => false);
-    if (healthy) return { url, process: child, directory };
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-  throw new Error(`app ${name} did not start`);
-}
-
-function kill(app: TApp, signal: NodeJS.Signals) {
-  if (app.process.pid && app.process.exitCode === null && app.process.signalCode === null) {
-    try {
-      process.kill(-app.process.pid, signal);
-    } catch {
-      // already gone
-    }
-  }
-}
-
-async function stopApp(app: TApp | undefined) {
-  if (!app) return;
-  const gone = () => app.process.exitCode !== null || app.process.signalCode !== null;
-  const exited = new Promise((resolve) => (gone() ? resolve(undefined) : app.process.on("exit", resolve)));
-  kill(app, "SIGTERM");
-  const timer = setTimeout(() => kill(app, "SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(timer);
-  await rm(app.directory, { recursive: true, force: true });
-}
+const startApp = (name: string) =>
+  startAppProcess({
+    name,
+    env: { DATABASE_URL: databaseUrl, OPENAI_BASE_URL: `${fakeUrl}/v1`, OPENAI_API_KEY: "e2e-key", XCLAW_PROVIDERS: "openai" },
+    // Short leases so that a killed process is noticed within seconds.
+    config: [
+      [["runs", "leaseSeconds"], 3],
+      [["runs", "heartbeatSeconds"], 1],
+    ],
+  });
 
 async function script(replies: unknown[]) {
   await fetch(`${fakeUrl}/_control/reset`, { method: "POST" });
@@ -97,6 +46,7 @@ function streamedText(body: string): string {
 let a: TApp | undefined;
 let b: TApp | undefined;
 let token = "";
+const email = uniqueEmail("two-processes");
 
 const api = (app: TApp, route: string, init: RequestInit = {}) =>
   fetch(`${app.url}${route}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } });
@@ -116,7 +66,7 @@ test.beforeAll(async ({ browser }) => {
   // A user and an API token, made through the app under test (same database).
   const context = await browser.newContext();
   const page = await context.newPage();
-  await signUp(page, { email: uniqueEmail("two-processes") });
+  await signUp(page, { email });
   token = await page.evaluate(async () => {
     const response = await fetch("/api/tokens", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "two processes" }) });
     return ((await response.json()) as { token: string }).token;
@@ -125,7 +75,7 @@ test.beforeAll(async ({ browser }) => {
 });
 
 test.afterAll(async () => {
-  await Promise.all([stopApp(a), stopApp(b)]);
+  await Promise.all([stopAppProcess(a), stopAppProcess(b)]);
 });
 
 test("@database a run started in process A is followed live from process B, from its first token", async () => {
@@ -159,16 +109,28 @@ test("@database Stop in process B stops the run in process A", async () => {
   expect(await (await api(b!, `/api/sessions/${sessionId}/stop`, { method: "POST", body: "{}" })).json()).toEqual({ stopped: false });
 });
 
-test("@database when process A dies mid-run, process B resumes the session", async () => {
+test("@database when process A dies mid-run, process B explains the interruption and resumes the session", async ({ browser }) => {
   const sessionId = await newSession(a!);
   await script([{ hang: true }, { text: "Picked up where we left off." }]);
   void api(a!, "/api/chat", { method: "POST", body: JSON.stringify({ sessionId, text: "a long task" }) }).catch(() => undefined);
   await expect.poll(async () => (await sessionState(b!, sessionId)).status).toBe("running");
-  kill(a!, "SIGKILL");
+  killAppProcess(a!, "SIGKILL");
   // B sees a live run until A's lease (3 s here) runs out, then an interrupted one.
   await expect.poll(async () => (await sessionState(b!, sessionId)).interrupted, { timeout: 20_000 }).toBe(true);
-  const resumed = await api(b!, `/api/sessions/${sessionId}/resume`, { method: "POST", body: "{}" });
-  expect(resumed.status).toBe(200);
-  expect(streamedText(await resumed.text())).toBe("Picked up where we left off.");
+  // The person opens the chat on B: the interruption is explained once, with Resume.
+  const context = await browser.newContext({ baseURL: b!.url });
+  const page = await context.newPage();
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL((url) => url.pathname === "/" || url.pathname.startsWith("/chat/"));
+  await page.goto(`/chat/${sessionId}`);
+  const notice = page.getByTestId("interrupted-notice");
+  await expect(notice).toHaveCount(1);
+  await notice.getByRole("button", { name: "Resume" }).click();
+  await expect(page.getByTestId("assistant-message").last()).toContainText("Picked up where we left off.");
+  await expect(notice).toHaveCount(0);
+  await context.close();
   expect(await sessionState(b!, sessionId)).toMatchObject({ status: "success", interrupted: false, live: false });
 });

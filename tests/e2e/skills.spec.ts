@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { adminPage, signUp, uniqueEmail } from "./helpers";
+import { adminPage, openNewChat, signUp, uniqueEmail } from "./helpers";
 
 // An admin uploads a skill, reads its scan report and enables that exact version; a person's chat then uses it.
 const fakeUrl = process.env.E2E_FAKE_LLM_URL!;
@@ -43,9 +43,7 @@ test("an admin uploads a skill, reads its report, enables it; a user's chat uses
     method: "POST",
     body: JSON.stringify({ replies: [{ toolCalls: [{ name: "skill_load", arguments: { name: "e2e-pirate" } }] }, { text: "Ahoy, matey! Arr!" }] }),
   });
-  await page.goto("/");
-  await page.getByRole("button", { name: "New chat" }).first().click();
-  await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
+  await openNewChat(page);
   await page.getByLabel("Message").fill("$e2e-pirate say hello");
   await page.getByRole("button", { name: "Send" }).click();
   await expect(page.getByTestId("assistant-message").last()).toContainText("Ahoy, matey! Arr!");
