@@ -95,7 +95,17 @@ async function modelRequestTimes(): Promise<number[]> {
 }
 const { name: database, env: databaseEnv, drop } = await benchDatabase();
 // A hundred accounts from one address: the sign-up limit is for people, not for this benchmark.
-const config = await benchConfig([[["auth", "registrationRateLimit", "perIp", "maxAttempts"], 10_000]]);
+// BENCH_NO_MEMORY=1: memory recall and the extraction signal off, to see what they cost.
+const config = await benchConfig([
+  [["auth", "registrationRateLimit", "perIp", "maxAttempts"], 10_000],
+  ...(process.env.BENCH_NO_MEMORY === "1"
+    ? ([
+        [["memory", "recall", "memories"], 0],
+        [["memory", "recall", "chunks"], 0],
+        [["memory", "extraction", "enabled"], false],
+      ] as [string[], unknown][])
+    : []),
+]);
 const app = await startApp({ ...databaseEnv, XCLAW_CONFIG: config, OPENAI_BASE_URL: fake.openaiBaseUrl, OPENAI_API_KEY: "bench", XCLAW_PROVIDERS: "openai" });
 try {
   const tokens: string[] = [];

@@ -39,7 +39,10 @@ function connect(url: string): TDatabase {
   // An idle client's connection error (database restarted) must not crash the process.
   pool.on("error", () => {});
   const adapter = new PrismaPg(pool);
-  return { prisma: new PrismaClient({ adapter }), pool, url };
+  // An interactive transaction waits for its connection as long as any query does (Prisma's own
+  // default is 2 s, which a queued PGlite or a busy pool exceeds under load).
+  const prisma = new PrismaClient({ adapter, transactionOptions: { maxWait: settings.connectionWaitSeconds * 1000 } });
+  return { prisma, pool, url };
 }
 
 function database(): TDatabase {

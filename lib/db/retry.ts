@@ -9,7 +9,7 @@ import { createLogger } from "@/lib/observability/logger";
 const log = createLogger("db");
 
 const TRANSIENT_SQLSTATES = new Set(["40001", "40P01", "57P01", "57P02", "57P03", "53300", "08000", "08003", "08006", "08001", "08004"]);
-const TRANSIENT_MESSAGES = /timeout exceeded when trying to connect|Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE|socket hang up|Client has encountered a connection error/i;
+const TRANSIENT_MESSAGES = /timeout exceeded when trying to connect|Unable to start a transaction in the given time|Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE|socket hang up|Client has encountered a connection error/i;
 
 export function isTransientDatabaseError(error: unknown): boolean {
   let current: unknown = error;
