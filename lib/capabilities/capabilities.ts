@@ -15,7 +15,7 @@ import { currentTimeTool } from "@/lib/tools/current-time";
 import { createFileTools } from "@/lib/tools/file-tools";
 import type { ToolRegistry } from "@/lib/tools/registry";
 import { createShellTools } from "@/lib/tools/shell-tools";
-import { assembleTools, chainPrepareSteps, resolveRunSettings, type TCapabilityPrepareStep, type TRunSettings, type TRunSettingsContext, type TSessionRef, type TToolProvider } from "./tool-provider";
+import { announceRunEnded, assembleTools, chainPrepareSteps, resolveRunSettings, type TCapabilityPrepareStep, type TRunSettings, type TRunEndedContext, type TRunSettingsContext, type TSessionRef, type TToolProvider } from "./tool-provider";
 
 /**
  * The capabilities every run can draw on, in one list: each contributes tools per run and frees
@@ -73,13 +73,18 @@ export function runTools(session: TSessionRef & { runProfile?: unknown }, config
 }
 
 /** The capabilities' prepare hooks for a run of this session, plus the run's own, chained. */
-export function runPrepareStep(session: TSessionRef & { runProfile?: unknown }, extra?: TCapabilityPrepareStep, config = getBehaviourConfig()): TCapabilityPrepareStep | undefined {
+export function runPrepareStep(session: TSessionRef & { runProfile?: unknown; sessionTrigger?: string }, extra?: TCapabilityPrepareStep, config = getBehaviourConfig()): TCapabilityPrepareStep | undefined {
   return chainPrepareSteps(capabilityProviders(sandboxRuntime(config), config), { ...session, config }, extra);
 }
 
 /** What the session's run profile (a worker's, a team's) makes of this run; undefined for ordinary chats. */
 export async function runSettingsFor(context: Omit<TRunSettingsContext, "config">, config = getBehaviourConfig()): Promise<TRunSettings | undefined> {
   return resolveRunSettings(capabilityProviders(sandboxRuntime(config), config), { ...context, config });
+}
+
+/** After a run's end is recorded: each capability's follow-up work (never on the way to a first token). */
+export async function runEnded(context: Omit<TRunEndedContext, "config">, config = getBehaviourConfig()): Promise<void> {
+  await announceRunEnded(capabilityProviders(sandboxRuntime(config), config), { ...context, config });
 }
 
 /** Every tool the default capabilities offer (listings, tests). */

@@ -16,7 +16,12 @@ export type TToolProviderContext = TSessionRef & {
   config: TBehaviourConfig;
   /** The session's run profile (a worker's, a team's; lib/agents), when the run core knows it. */
   runProfile?: unknown;
+  /** How the session began ("WEB", "CHANNEL", "JOB", "AGENT"…), when the run core knows it. */
+  sessionTrigger?: string;
 };
+
+/** What a capability hears when one of a session's runs has ended and its end is recorded. */
+export type TRunEndedContext = TToolProviderContext & { status: "completed" | "max-iterations" | "stopped" | "paused" | "failed" };
 
 /**
  * Runs before every model call of a run and may add to what the model sees (memory recall, skills).
@@ -69,6 +74,11 @@ export type TToolProvider = {
   prepareStep?(context: TToolProviderContext): TCapabilityPrepareStep | undefined;
   /** For sessions with a run profile: this capability's reading of it (undefined: not mine). */
   runSettings?(context: TRunSettingsContext): Promise<TRunSettings | undefined>;
+  /**
+   * After a run's end is recorded (memory schedules extraction here): work that must not stand
+   * between the user and the first token. Nobody waits for it; a failure is logged.
+   */
+  runEnded?(context: TRunEndedContext): Promise<void>;
 };
 
 const log = createLogger("tools");
@@ -133,6 +143,19 @@ export function chainPrepareSteps(providers: readonly TToolProvider[], context: 
     }
     return { system, messages };
   };
+}
+
+/** Tells every capability that a run ended; returns once all have been told (callers need not wait). */
+export async function announceRunEnded(providers: readonly TToolProvider[], context: TRunEndedContext): Promise<void> {
+  await Promise.all(
+    providers.map(async (provider) => {
+      try {
+        await provider.runEnded?.(context);
+      } catch (error) {
+        log.warn("a capability failed on a run's end", { capability: provider.id, sessionId: context.sessionId, error });
+      }
+    }),
+  );
 }
 
 /** The first provider that recognises the session's run profile decides its settings. */

@@ -1,9 +1,8 @@
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
-import { dbPool } from "@/lib/db/client";
 import { createLogger } from "@/lib/observability/logger";
 import { textOf, type TMessage } from "@/lib/providers/types";
 import { searchKnowledge } from "./knowledge/knowledge-search";
-import { noteConversationActivity } from "./memories/extraction-trigger";
+import { memoryPresence, type TMemoryPresence } from "./memory-presence";
 import { searchMemories } from "./memories/memory-store";
 
 /**
@@ -14,8 +13,8 @@ import { searchMemories } from "./memories/memory-store";
  * message and stays identical for every model call of the run, so the providers' prompt caches
  * keep the stable system prompt and the conversation before the message.
  *
- * The first call of a run also tells the extraction job that the conversation is active (it then
- * waits for the conversation to go quiet).
+ * Whether the user has anything to recall at all is cached briefly (memory-presence.ts), so a user
+ * with no memories and no documents costs the first token no database round trip.
  */
 const log = createLogger("recall");
 
@@ -24,22 +23,6 @@ export type TRecallHook = (input: { iteration: number; system: string; messages:
 export const RECALL_OPEN = "<recalled_context>";
 export const RECALL_CLOSE = "</recalled_context>";
 
-type TSessionFacts = { trigger: string; hasMemories: boolean; hasChunks: boolean; autoExtract: boolean };
-
-/** One round trip: what this run's recall and extraction need to know. */
-async function sessionFacts(userId: string, sessionId: string): Promise<TSessionFacts | undefined> {
-  const { rows } = await dbPool().query<{ trigger: string; has_memories: boolean; has_chunks: boolean; auto_extract: boolean }>(
-    `SELECT s."trigger"::text AS trigger,
-            EXISTS (SELECT 1 FROM "memories" WHERE "userId" = $1::uuid) AS has_memories,
-            EXISTS (SELECT 1 FROM "knowledge_chunks" WHERE "userId" = $1::uuid) AS has_chunks,
-            COALESCE((SELECT "autoExtract" FROM "memory_settings" WHERE "userId" = $1::uuid), true) AS auto_extract
-     FROM "chat_sessions" s WHERE s."id" = $2::uuid AND s."userId" = $1::uuid`,
-    [userId, sessionId],
-  );
-  const row = rows[0];
-  return row && { trigger: row.trigger, hasMemories: row.has_memories, hasChunks: row.has_chunks, autoExtract: row.auto_extract };
-}
-
 /** Recalled text must not be able to close the block it sits in. */
 function neutralise(text: string): string {
   return text.replace(/<\/?\s*recalled_context\s*>/gi, "[recalled context]");
@@ -47,7 +30,7 @@ function neutralise(text: string): string {
 
 const ORIGIN_LABEL = { USER: "saved by the user", AGENT: "saved by the agent", EXTRACTION: "taken from an earlier conversation" } as const;
 
-export async function recallBlock(options: { userId: string; query: string; config: TBehaviourConfig; facts: Pick<TSessionFacts, "hasMemories" | "hasChunks"> }): Promise<string | null> {
+export async function recallBlock(options: { userId: string; query: string; config: TBehaviourConfig; facts: TMemoryPresence }): Promise<string | null> {
   const { recall } = options.config.memory;
   const relevant = (hit: { similarity?: number; textRank?: number }) => hit.textRank !== undefined || (hit.similarity ?? -1) >= recall.minSimilarity;
   const [memories, chunks] = await Promise.all([
@@ -82,36 +65,23 @@ function lastUserIndex(messages: TMessage[]): number {
   return -1;
 }
 
-/** The hook for one run of one session (undefined when recall and extraction are both off). */
+/** The hook for one run of one session (undefined when recall is off). */
 export function createRecallHook(context: { userId: string; sessionId: string; config?: TBehaviourConfig }): TRecallHook | undefined {
   const config = context.config ?? getBehaviourConfig();
-  const { recall, extraction } = config.memory;
-  if (recall.memories === 0 && recall.chunks === 0 && !extraction.enabled) return undefined;
-  let facts: Promise<TSessionFacts | undefined> | undefined;
+  const { recall } = config.memory;
+  if (recall.memories === 0 && recall.chunks === 0) return undefined;
   let recalled: { query: string; block: string | null } | undefined;
   return async ({ messages }) => {
-    facts ??= sessionFacts(context.userId, context.sessionId).then(
-      (found) => {
-        if (found && extraction.enabled && found.autoExtract && (found.trigger === "WEB" || found.trigger === "CHANNEL")) {
-          noteConversationActivity({ userId: context.userId, sessionId: context.sessionId });
-        }
-        return found;
-      },
-      (error) => {
-        log.warn("could not read the session for recall", { sessionId: context.sessionId, error });
-        return undefined;
-      },
-    );
-    const known = await facts;
     const index = lastUserIndex(messages);
-    if (!known || index < 0 || (!known.hasMemories && !known.hasChunks)) return;
+    if (index < 0) return;
     const message = messages[index] as Extract<TMessage, { role: "user" }>;
     const query = textOf(message.content).trim();
     if (!query) return;
     if (recalled?.query !== query) {
       let block: string | null = null;
       try {
-        block = await recallBlock({ userId: context.userId, query, config, facts: known });
+        const presence = await memoryPresence(context.userId);
+        if (presence.hasMemories || presence.hasChunks) block = await recallBlock({ userId: context.userId, query, config, facts: presence });
       } catch (error) {
         // Recall helps; it must never cost the user their answer.
         log.warn("recall failed; the turn goes on without it", { sessionId: context.sessionId, error });

@@ -25,6 +25,8 @@ export type TClaim = {
   runProfile: unknown;
   /** The owner's model choice for the session ("openai:gpt-4o"), read in the same statement. */
   model: string | null;
+  /** How the session began ("WEB", "CHANNEL", "JOB", "AGENT"…): capabilities may treat conversations with people differently. */
+  sessionTrigger: string;
 };
 
 type TFirstStep = { type: "USER_INPUT" | "SYSTEM_NOTE"; name: string; input: unknown; parentStepId?: string };
@@ -46,7 +48,7 @@ export async function claimIdleSession(options: {
   const written = options.withModelStep ? 2 : 1;
   const rows = await withDatabaseRetry(
     "claim a session",
-    () => db().$queryRaw<{ id: string; seq: number; modelStepId: string | null; previousStepId: string | null; allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown; model: string | null }[]>`
+    () => db().$queryRaw<{ id: string; seq: number; modelStepId: string | null; previousStepId: string | null; allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown; model: string | null; sessionTrigger: string }[]>`
     WITH claimed AS (
       UPDATE "chat_sessions"
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
@@ -54,7 +56,7 @@ export async function claimIdleSession(options: {
           "title" = CASE WHEN "title" = 'New chat' AND ${options.title}::text IS NOT NULL THEN ${options.title}::text ELSE "title" END
       WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" IN ('INIT', 'SUCCESS', 'FAILED')
         AND (SELECT count(*) FROM "chat_sessions" r WHERE r."userId" = ${session.userId}::uuid AND r."status" = 'RUNNING') < ${options.maxRunsPerUser}::int
-      RETURNING "nextSeq" - ${written}::int AS seq, "allowedTools", "allowedOrigins", "runProfile", "model"
+      RETURNING "nextSeq" - ${written}::int AS seq, "allowedTools", "allowedOrigins", "runProfile", "model", "trigger"::text AS "sessionTrigger"
     ), inserted AS (
       INSERT INTO "steps" ("id", "sessionId", "userId", "seq", "type", "name", "status", "input", "startedAt", "endedAt", "parentStepId")
       SELECT gen_random_uuid(), ${session.id}::uuid, ${session.userId}::uuid, claimed.seq, ${options.step.type}::"StepType", ${options.step.name},
@@ -69,7 +71,7 @@ export async function claimIdleSession(options: {
     SELECT (SELECT i."id" FROM inserted i WHERE i."seq" = claimed.seq) AS "id", claimed.seq,
            (SELECT i."id" FROM inserted i WHERE i."seq" = claimed.seq + 1) AS "modelStepId",
            (SELECT p."id" FROM "steps" p WHERE p."sessionId" = ${session.id}::uuid AND p."seq" = claimed.seq - 1) AS "previousStepId",
-           claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile", claimed."model"
+           claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile", claimed."model", claimed."sessionTrigger"
     FROM claimed`,
   );
   const row = rows[0];
@@ -82,6 +84,7 @@ export async function claimIdleSession(options: {
     previousStepId: row.previousStepId,
     runProfile: row.runProfile ?? null,
     model: row.model,
+    sessionTrigger: row.sessionTrigger,
   };
 }
 
@@ -106,7 +109,7 @@ export async function claimPausedForMessage(options: {
   const now = new Date();
   const rows = await withDatabaseRetry(
     "claim a paused session for a message",
-    () => db().$queryRaw<{ id: string; seq: number; allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown; model: string | null; approvalId: string }[]>`
+    () => db().$queryRaw<{ id: string; seq: number; allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown; model: string | null; sessionTrigger: string; approvalId: string }[]>`
     WITH pending AS (
       SELECT "id" FROM "approvals" WHERE "sessionId" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PENDING' LIMIT 1
     ), claimed AS (
@@ -114,7 +117,7 @@ export async function claimPausedForMessage(options: {
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
           "runId" = ${options.runId}::uuid, "stopRequestedAt" = NULL, "nextSeq" = "nextSeq" + 1, "updatedAt" = ${now}
       WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PAUSED' AND EXISTS (SELECT 1 FROM pending)
-      RETURNING "nextSeq" - 1 AS seq, "allowedTools", "allowedOrigins", "runProfile", "model"
+      RETURNING "nextSeq" - 1 AS seq, "allowedTools", "allowedOrigins", "runProfile", "model", "trigger"::text AS "sessionTrigger"
     ), denied AS (
       UPDATE "approvals" SET "status" = 'DENIED', "reason" = ${storableText(options.reason)}, "decidedAt" = ${now}, "updatedAt" = ${now}
       WHERE "id" = (SELECT "id" FROM pending) AND "status" = 'PENDING' AND EXISTS (SELECT 1 FROM claimed)
@@ -126,11 +129,11 @@ export async function claimPausedForMessage(options: {
       FROM claimed
       RETURNING "id", "seq"
     )
-    SELECT inserted."id", inserted."seq", claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile", claimed."model", denied."id" AS "approvalId" FROM inserted, claimed, denied`,
+    SELECT inserted."id", inserted."seq", claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile", claimed."model", claimed."sessionTrigger", denied."id" AS "approvalId" FROM inserted, claimed, denied`,
   );
   const row = rows[0];
   return row
-    ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, runProfile: row.runProfile ?? null, model: row.model, firstStep: { id: row.id, seq: row.seq }, approvalId: row.approvalId }
+    ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, runProfile: row.runProfile ?? null, model: row.model, sessionTrigger: row.sessionTrigger, firstStep: { id: row.id, seq: row.seq }, approvalId: row.approvalId }
     : undefined;
 }
 
@@ -152,7 +155,7 @@ export async function claimPausedForDecision(options: {
   const now = new Date();
   const rows = await withDatabaseRetry(
     "decide an approval",
-    () => db().$queryRaw<{ allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown; model: string | null }[]>`
+    () => db().$queryRaw<{ allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown; model: string | null; sessionTrigger: string }[]>`
     WITH claimed AS (
       UPDATE "chat_sessions"
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
@@ -163,14 +166,14 @@ export async function claimPausedForDecision(options: {
                                 THEN array_append("allowedOrigins", ${options.alwaysAllowOrigin}::text) ELSE "allowedOrigins" END
       WHERE "id" = ${session.id}::uuid AND "userId" = ${session.userId}::uuid AND "status" = 'PAUSED'
         AND EXISTS (SELECT 1 FROM "approvals" WHERE "id" = ${options.approvalId}::uuid AND "sessionId" = ${session.id}::uuid AND "status" = 'PENDING')
-      RETURNING "allowedTools", "allowedOrigins", "runProfile", "model"
+      RETURNING "allowedTools", "allowedOrigins", "runProfile", "model", "trigger"::text AS "sessionTrigger"
     ), decided AS (
       UPDATE "approvals" SET "status" = ${options.status}::"ApprovalStatus", "reason" = ${options.reason === null ? null : storableText(options.reason)}, "decidedAt" = ${now}, "updatedAt" = ${now}
       WHERE "id" = ${options.approvalId}::uuid AND "status" = 'PENDING' AND EXISTS (SELECT 1 FROM claimed)
       RETURNING "id"
     )
-    SELECT claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile", claimed."model" FROM claimed, decided`,
+    SELECT claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile", claimed."model", claimed."sessionTrigger" FROM claimed, decided`,
   );
   const row = rows[0];
-  return row ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, runProfile: row.runProfile ?? null, model: row.model } : undefined;
+  return row ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, runProfile: row.runProfile ?? null, model: row.model, sessionTrigger: row.sessionTrigger } : undefined;
 }

@@ -4,7 +4,7 @@ import { runAgent } from "@/lib/agent/run-agent";
 import { isRunStopped, RunStopped, STOP_REASONS } from "@/lib/agent/stop-reasons";
 import { buildSystemPrompt } from "@/lib/agent/system-prompt";
 import { decideToolCall } from "@/lib/approvals/policy";
-import { runPrepareStep, runSettingsFor, runTools } from "@/lib/capabilities/capabilities";
+import { runEnded, runPrepareStep, runSettingsFor, runTools } from "@/lib/capabilities/capabilities";
 import type { TRunSettings } from "@/lib/capabilities/tool-provider";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
@@ -258,6 +258,10 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
       } catch (error) {
         log.error("could not record the end of a run", { sessionId: session.id, error });
       }
+      // Follow-up work (memory extraction) runs after the end is recorded, never before a first token.
+      runEnded({ userId: session.userId, sessionId: session.id, runProfile: claim.runProfile, sessionTrigger: claim.sessionTrigger, status: outcome.status }).catch((error: unknown) =>
+        log.warn("capabilities could not follow up a run's end", { sessionId: session.id, error }),
+      );
     }
     publishLocal(run, { type: "run-end", outcome });
     endLocalRun(run);
@@ -336,7 +340,7 @@ async function execute(options: TStartRunOptions, run: TLocalRun, claim: TClaime
     },
     recorder,
     subscribers: [(event) => publishLocal(run, event), ...(options.subscribers ?? [])],
-    prepareStep: runPrepareStep({ userId: session.userId, sessionId: session.id, runProfile: claim.runProfile }, options.prepareStep, config),
+    prepareStep: runPrepareStep({ userId: session.userId, sessionId: session.id, runProfile: claim.runProfile, sessionTrigger: claim.sessionTrigger }, options.prepareStep, config),
     onTranscript: (messages) => {
       const lastStepId = recorder.lastStepId();
       if (lastStepId) rememberHistory(session.id, { userId: session.userId, lastStepId, messages });

@@ -3,6 +3,7 @@ import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
+import { forgetMemoryPresence } from "../memory-presence";
 import { contentHash, EmbeddingError, embedTexts, embeddingSettings } from "../search/embeddings";
 import { writeChunkEntries, type TChunkEntry } from "../search/entries";
 import { ensureVectorIndex } from "../search/vector-index";
@@ -126,5 +127,6 @@ export async function indexDocument(options: {
     { timeout: 120_000, maxWait: 60_000 },
   );
   if (!committed) return { status: "gone" };
+  forgetMemoryPresence(document.userId);
   return { status: "ready", chunks: rows.length, embedded: Boolean(vectors), note };
 }

@@ -6,16 +6,25 @@ import { advanceExtractionCursor, applyMemoryOperations, extractFacts, planMemor
 import { CONVERSATION_ACTIVE_EVENT } from "./extraction-trigger";
 
 /**
- * memory.extract: started by every run of a web or channel session (recall's first model call),
- * one per session at a time; a newer run cancels the waiting one ("cancel" singleton), so the job
- * runs once the conversation has been quiet for memory.extraction.quietMinutes. A run still going
- * after the wait postpones it again (a few times at most).
+ * memory.extract: scheduled when a run of a web or channel session ends (extraction-trigger.ts),
+ * one per session at a time; a newer signal cancels the waiting one ("cancel" singleton). It runs
+ * once the conversation has been quiet for memory.extraction.quietMinutes, counted from the
+ * session's last activity (its updatedAt, which every run's claim and end move), so runs that sent
+ * no signal of their own still postpone it. A conversation that never goes quiet is extracted
+ * after a few postponements anyway.
  */
 const ZConversationActive = z.object({ userId: z.uuid(), sessionId: z.uuid() });
 
-async function sessionIsBusy(sessionId: string): Promise<boolean> {
-  const session = await db().chatSession.findUnique({ where: { id: sessionId }, select: { status: true } });
-  return session?.status === "RUNNING";
+const MAX_POSTPONEMENTS = 5;
+
+/** When the session will have been quiet long enough, or null when it already has (or is gone). */
+async function quietUntil(sessionId: string, quietMs: number): Promise<string | null> {
+  const session = await db().chatSession.findUnique({ where: { id: sessionId }, select: { status: true, updatedAt: true } });
+  if (!session) return null;
+  const now = Date.now();
+  // A run going now: look again a quiet period from now.
+  const until = session.status === "RUNNING" ? now + Math.max(quietMs, 1_000) : session.updatedAt.getTime() + quietMs;
+  return until > now ? new Date(until).toISOString() : null;
 }
 
 export const memoryExtractionJob = defineJob(
@@ -30,10 +39,12 @@ export const memoryExtractionJob = defineJob(
   async ({ event, step, signal }) => {
     const { userId, sessionId } = event.data;
     const quietMs = getBehaviourConfig().memory.extraction.quietMinutes * 60_000;
-    // quietMinutes 0 (tests, or "extract right after every run"): no wait at all.
-    if (quietMs > 0) await step.sleep("wait-for-quiet", quietMs);
-    for (let attempt = 0; attempt < 5 && (await step.run(`busy-${attempt}`, () => sessionIsBusy(sessionId))); attempt++) {
-      await step.sleep(`wait-again-${attempt}`, Math.max(quietMs, 1_000));
+    // quietMinutes 0 (tests, or "extract right after every run"): no wait unless a run is going.
+    for (let attempt = 0; attempt < MAX_POSTPONEMENTS; attempt++) {
+      // Decided inside a step, so a replay of this function takes the same path.
+      const until = await step.run(`quiet-until-${attempt}`, () => quietUntil(sessionId, quietMs));
+      if (!until) break;
+      await step.sleepUntil(`wait-for-quiet-${attempt}`, until);
     }
     const prepared = await step.run("prepare", () => prepareExtraction({ userId, sessionId }));
     if (prepared.status === "skipped") return prepared;

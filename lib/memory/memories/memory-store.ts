@@ -5,6 +5,7 @@ import { Prisma, type Memory, type MemoryOrigin } from "@/lib/db/generated/clien
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import { EmbeddingError, embedTexts, embeddingSettings, type TEmbeddingSettings } from "../search/embeddings";
+import { forgetMemoryPresence } from "../memory-presence";
 import { writeMemoryEntry, type TEmbedded } from "../search/entries";
 import { hybridSearch, vectorSearch, type TSearchMode } from "../search/hybrid-search";
 import type { TMemoryOrigin, TMemoryView } from "@/lib/wire/memory";
@@ -99,6 +100,7 @@ export async function saveMemory(options: { userId: string; content: string; tag
       await writeMemoryEntry(tx, { memoryId: created.id, userId: options.userId, text: content, embedding: embedded });
       return created;
     });
+    forgetMemoryPresence(options.userId);
     return { memory, created: true };
   } catch (error) {
     // The same text saved at the same moment (two tool calls, two tabs).

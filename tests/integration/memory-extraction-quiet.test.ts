@@ -1,0 +1,77 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { db } from "@/lib/db/client";
+import { createJobRunner, type TJobRunner } from "@/lib/jobs/job-runner";
+import { memoryJobs } from "@/lib/memory/jobs";
+import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
+import { clearProviderEnvironment, newSession, sendChat, useFakeProvider } from "../support/chat";
+import { createUser } from "../support/http";
+import { waitForRun, waitUntil } from "../support/jobs";
+import { clearEmbeddingEnvironment, useFakeEmbeddings, writeMemoryTestConfig } from "../support/memory";
+
+/**
+ * Extraction waits for a quiet conversation, counted from its last activity: a run that ends while
+ * the job is waiting sends no second signal (one per quiet period per process), yet still postpones
+ * the extraction, which then sees both messages.
+ */
+const QUIET_MS = 3_000;
+writeMemoryTestConfig({ "memory.extraction.quietMinutes": QUIET_MS / 60_000 });
+
+let fake: TFakeLlm;
+let runner: TJobRunner;
+beforeAll(async () => {
+  fake = await startFakeLlm();
+  runner = createJobRunner({ jobs: [...memoryJobs], pollIntervalMs: 100, leaseMs: 3_000, retryBaseDelayMs: 20, cron: false });
+  await runner.start();
+});
+afterAll(async () => {
+  await runner.stop({ graceMs: 1_000 });
+  await fake.close();
+});
+beforeEach(() => {
+  useFakeProvider(fake);
+  useFakeEmbeddings(fake);
+});
+afterEach(() => {
+  fake.reset();
+  clearProviderEnvironment();
+  clearEmbeddingEnvironment();
+});
+
+const FIRST = "I moved from Paris to Berlin last month and I now work as a backend engineer at a logistics startup.";
+const SECOND = "I also stopped drinking coffee entirely, and I prefer short answers because I read them on my phone.";
+
+describe("memory extraction after a quiet period", () => {
+  it("is postponed by a later run that sent no signal of its own, and then reads both messages", async () => {
+    const { cookie } = await createUser();
+    const session = await newSession(cookie);
+    let extractedAt = 0;
+    let extractedText = "";
+    fake.script((request) => {
+      const system = request.body.messages[0].content as string;
+      if (system.startsWith("You extract durable facts")) {
+        extractedAt = Date.now();
+        extractedText = request.body.messages[1].content as string;
+        return { text: '{"facts": []}' };
+      }
+      return { text: "Noted." };
+    });
+    await sendChat(cookie, session, FIRST);
+    const signalled = () => db().jobRun.count({ where: { jobId: "memory.extract", data: { path: ["sessionId"], equals: session } } });
+    await waitUntil(async () => (await signalled()) === 1, "the extraction job for the first message");
+
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS / 2));
+    await sendChat(cookie, session, SECOND);
+    const secondEndedAt = Date.now();
+    // No second job: the waiting one sees the newer activity itself.
+    expect(await signalled()).toBe(1);
+
+    const job = await db().jobRun.findFirstOrThrow({ where: { jobId: "memory.extract", data: { path: ["sessionId"], equals: session } } });
+    const finished = await waitForRun(job.id, ["COMPLETED", "FAILED"]);
+    expect(finished.status).toBe("COMPLETED");
+    expect(extractedText).toContain(FIRST);
+    expect(extractedText).toContain(SECOND);
+    // Quiet is counted from the second run (an ordering bound: a slow machine only makes it later).
+    expect(extractedAt).toBeGreaterThanOrEqual(secondEndedAt + QUIET_MS - 500);
+    expect(await signalled()).toBe(1);
+  });
+});
