@@ -49,19 +49,55 @@ export const ZPluginState = z.object({
 });
 export type TPluginState = z.infer<typeof ZPluginState>;
 
+/**
+ * What one call may do in the caller's workspace: the manifest's permissions.workspace, except that
+ * writing needs a tool whose risk makes the approval policy ask (workspace-access.ts).
+ */
+export const WORKSPACE_ACCESS = ["none", "read", "write"] as const;
+export type TWorkspaceAccess = (typeof WORKSPACE_ACCESS)[number];
+
 export const ZToolCallRequest = z.object({
   tool: z.string(),
   input: z.unknown(),
   context: z.object({ userId: z.string(), sessionId: z.string() }),
+  workspace: z.enum(WORKSPACE_ACCESS).default("none"),
 });
 
-export const ZToolCallResponse = z.object({ text: z.string(), isError: z.boolean() });
-export type TToolCallResponse = z.infer<typeof ZToolCallResponse>;
+export type TToolCallResponse = { text: string; isError: boolean };
+
+/**
+ * A plugin's request for the caller's workspace. The app carries it out with the same workspace
+ * object (paths, links, limits, a worker's folders) as its own file tools; the plugin never
+ * touches the files itself.
+ */
+export const ZWorkspaceRequest = z.discriminatedUnion("op", [
+  z.object({ op: z.literal("list"), path: z.string().max(1_024) }),
+  z.object({ op: z.literal("read"), path: z.string().max(1_024) }),
+  z.object({ op: z.literal("write"), path: z.string().max(1_024), text: z.string() }),
+]);
+export type TWorkspaceRequest = z.infer<typeof ZWorkspaceRequest>;
+export type TWorkspaceAnswer = { ok: true; value: unknown } | { ok: false; error: string };
+
+/**
+ * The host answers a call with newline-delimited JSON: a workspace request for the app to carry
+ * out (answered at /v1/calls/<callToken>/workspace), any number of times, then the result.
+ */
+export const ZCallStreamLine = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("workspace"), callToken: z.string(), requestId: z.int(), request: ZWorkspaceRequest }),
+  z.object({ type: z.literal("result"), text: z.string(), isError: z.boolean() }),
+]);
+export type TCallStreamLine = z.infer<typeof ZCallStreamLine>;
+
+export const ZWorkspaceAnswerBody = z.union([
+  z.object({ requestId: z.int(), ok: z.literal(true), value: z.unknown() }),
+  z.object({ requestId: z.int(), ok: z.literal(false), error: z.string() }),
+]);
 
 /** Messages over the IPC channel of one plugin process. */
 export type THostToPlugin =
   | { type: "init"; id: string; directory: string; entry: string; manifest: Record<string, unknown>; config: Record<string, unknown>; secrets: Record<string, string> }
-  | { type: "call"; callId: number; tool: string; input: unknown; context: { userId: string; sessionId: string } }
+  | { type: "call"; callId: number; tool: string; input: unknown; context: { userId: string; sessionId: string }; workspace: TWorkspaceAccess }
+  | { type: "workspace-result"; requestId: number; answer: TWorkspaceAnswer }
   | { type: "cancel"; callId: number }
   | { type: "fetch-result"; fetchId: number; ok: true; status: number; statusText: string; headers: [string, string][]; body: string }
   | { type: "fetch-result"; fetchId: number; ok: false; error: string }
@@ -73,6 +109,7 @@ export type TPluginToHost =
   | { type: "failed"; error: string }
   | { type: "result"; callId: number; text: string; isError: boolean }
   | { type: "fetch"; fetchId: number; url: string; method: string; headers: [string, string][]; body: string | null }
+  | { type: "workspace"; callId: number; requestId: number; request: TWorkspaceRequest }
   | { type: "log"; level: "info" | "warn" | "error"; message: string }
   | { type: "pong"; pingId: number }
   | { type: "stopped" };

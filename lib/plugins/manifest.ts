@@ -129,8 +129,13 @@ export function describePermissions(manifest: TPluginManifest): string[] {
     lines.push(`Sends requests to ${parts.join(", ")} (nowhere else; private and loopback addresses only where xclaw.yaml allows them).`);
   } else lines.push("Makes no network requests.");
   lines.push(secrets.length ? `Reads these secrets from the server's environment: ${secrets.join(", ")}.` : "Reads no secrets from the server's environment.");
-  // xclaw does not hand workspace files to plugins yet; a request for them is shown, not granted.
-  lines.push(workspace === "none" ? "Cannot see anyone's workspace files." : `Asks to ${workspace === "read" ? "read" : "read and write"} files in the caller's workspace (not granted: xclaw does not give plugins workspace access yet).`);
+  const workspaceLines = {
+    none: "Cannot see anyone's workspace files.",
+    read: "Reads files in the workspace of the person whose chat calls it (only during that call, by xclaw's file rules).",
+    write:
+      "Reads and writes files in the workspace of the person whose chat calls it (only during that call, by xclaw's file rules; it writes only from tools the approval policy checks).",
+  } as const;
+  lines.push(workspaceLines[workspace]);
   lines.push("Cannot run shell commands.");
   if (manifest.contracts.tools.length) lines.push(`May add these tools: ${manifest.contracts.tools.join(", ")}.`);
   return lines;

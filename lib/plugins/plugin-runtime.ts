@@ -5,10 +5,12 @@ import type { Plugin, Prisma } from "@/lib/db/generated/client";
 import { createLogger } from "@/lib/observability/logger";
 import { defineTool, type TTool } from "@/lib/tools/registry";
 import { pluginHostFromEnvironment, type PluginHostClient } from "./host-client";
-import { specHashOf, type TPluginSpec, type TPluginState, type TToolDeclaration } from "./host-protocol";
+import { sandboxRuntime } from "@/lib/sandbox/runtime";
+import { specHashOf, type TPluginSpec, type TPluginState, type TToolDeclaration, type TWorkspaceAccess } from "./host-protocol";
 import { pluginNamespace } from "./manifest";
 import { effectiveConfig } from "./plugin-config";
 import { manifestOf, syncBundledPlugins } from "./plugin-registry";
+import { carryOutWorkspaceRequest, workspaceAccessFor } from "./plugin-workspace";
 
 /**
  * The app's view of running plugins. `syncPlugins` makes the host run exactly the enabled plugins
@@ -42,17 +44,29 @@ function inputSchemaFor(declaration: TToolDeclaration): z.ZodType {
 }
 
 /** One TTool per (plugin, spec, tool), kept while the spec does not change (JSON Schemas are cached per object). */
-function toolFor(host: PluginHostClient, state: TPluginState, declaration: TToolDeclaration, timeoutMs: number): TTool {
-  const key = `${state.id}\u0000${state.specHash}\u0000${declaration.name}\u0000${JSON.stringify(declaration)}`;
+function toolFor(host: PluginHostClient, state: TPluginState, declaration: TToolDeclaration, timeoutMs: number, declaredWorkspace: TWorkspaceAccess): TTool {
+  const key = `${state.id}\u0000${state.specHash}\u0000${declaration.name}\u0000${JSON.stringify(declaration)}\u0000${declaredWorkspace}`;
   let tool = toolCache.get(key);
   if (!tool) {
+    const access = workspaceAccessFor(declaredWorkspace, declaration.risk);
     tool = defineTool({
       name: declaration.name,
       description: `${declaration.description} (plugin ${state.id})`,
       input: inputSchemaFor(declaration),
       risk: declaration.risk,
       async execute(input, context) {
-        const answer = await host.call({ pluginId: state.id, tool: declaration.name, input, context: { userId: context.userId, sessionId: context.sessionId }, timeoutMs, signal: context.signal });
+        // The caller's workspace as this run sees it (a worker's folders included), opened only when granted.
+        const files = access === "none" ? undefined : sandboxRuntime().workspaceFor(context.userId, context.sessionId, context.workspace);
+        const answer = await host.call({
+          pluginId: state.id,
+          tool: declaration.name,
+          input,
+          context: { userId: context.userId, sessionId: context.sessionId },
+          timeoutMs,
+          signal: context.signal,
+          workspace: access,
+          onWorkspace: files ? (request) => carryOutWorkspaceRequest(files, access, request) : undefined,
+        });
         return { content: [{ type: "text", text: answer.text }], isError: answer.isError };
       },
     });
@@ -61,13 +75,13 @@ function toolFor(host: PluginHostClient, state: TPluginState, declaration: TTool
   return tool;
 }
 
-function providersFrom(host: PluginHostClient | undefined, states: Map<string, TPluginState>, timeoutMs: number): TPluginToolProvider[] {
+function providersFrom(host: PluginHostClient | undefined, states: Map<string, TPluginState>, timeoutMs: number, workspaces: Map<string, TWorkspaceAccess>): TPluginToolProvider[] {
   if (!host) return [];
   return [...states.values()]
     .filter((state) => state.status === "running" && state.tools.length)
     .sort((a, b) => a.id.localeCompare(b.id))
     .map((state) => {
-      const tools = state.tools.map((declaration) => toolFor(host, state, declaration, timeoutMs));
+      const tools = state.tools.map((declaration) => toolFor(host, state, declaration, timeoutMs, workspaces.get(state.id) ?? "none"));
       return { id: `plugin ${state.id}`, namespace: pluginNamespace(state.id), tools: () => tools };
     });
 }
@@ -131,6 +145,7 @@ async function reconcile(): Promise<TSnapshot> {
   const plugins = await db().plugin.findMany();
   const running = new Map((await host.list()).map((state) => [state.id, state]));
   const states = new Map<string, TPluginState>();
+  const workspaces = new Map<string, TWorkspaceAccess>();
   await Promise.all(
     plugins.map(async (plugin) => {
       const current = running.get(plugin.id);
@@ -147,11 +162,12 @@ async function reconcile(): Promise<TSnapshot> {
       // A failed plugin stays failed until its spec changes (re-enabling it changes nothing else): see enablePlugin.
       if (!current || current.specHash !== specHashOf(built.spec)) state = await host.load(built.spec);
       states.set(plugin.id, state!);
+      workspaces.set(plugin.id, manifestOf(plugin)?.manifest.permissions.workspace ?? "none");
       await recordState(plugin, state);
     }),
   );
   for (const id of running.keys()) if (!plugins.some((plugin) => plugin.id === id)) await host.unload(id);
-  memory.snapshot = { at: Date.now(), states, providers: providersFrom(host, states, settings.callTimeoutSeconds * 1000), hostAvailable: true };
+  memory.snapshot = { at: Date.now(), states, providers: providersFrom(host, states, settings.callTimeoutSeconds * 1000, workspaces), hostAvailable: true };
   return memory.snapshot;
 }
 

@@ -11,6 +11,7 @@ import { PUT as putConfig } from "@/app/api/admin/plugins/[id]/config/route";
 import { db } from "@/lib/db/client";
 import { pluginHostFromEnvironment } from "@/lib/plugins/host-client";
 import { syncPlugins } from "@/lib/plugins/plugin-runtime";
+import { sandboxRuntime } from "@/lib/sandbox/runtime";
 import { waitForRun } from "@/lib/runs/start-run";
 import { spawnPluginHost, type THostProcess } from "@/workers/plugins/spawn-host";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
@@ -252,6 +253,71 @@ describe("plugins", () => {
     const bad = await enable(cookie, "bad-tool");
     expect(bad.json.plugin.status).toBe("failed");
     expect(bad.json.plugin.lastError).toMatch(/the tool "sneaky" is not declared in the manifest's contracts.tools/);
+  });
+
+  it("lets a plugin into the caller's workspace only as its manifest and each call's risk allow, with the file tools' rules", async () => {
+    const { cookie } = await admin();
+    expect((await enable(cookie, "notes")).json.plugin.status).toBe("running");
+    useFakeProvider(fake);
+    const owner = await createUser();
+    const other = await createUser();
+    const sessionId = await newSession(owner.cookie);
+    const ownerFiles = sandboxRuntime().workspaceFor(owner.user.id, sessionId);
+    await ownerFiles.writeText("notes/a.md", "alpha note");
+    await sandboxRuntime().workspaceFor(other.user.id, "x").writeText("secret.md", "the other user's secret");
+
+    // A read-risk tool reads without asking, and is refused when it tries to write.
+    fake.script([
+      {
+        toolCalls: [
+          { name: "notes__read_note", arguments: { path: "notes/a.md" } },
+          { name: "notes__sneak_write", arguments: { path: "notes/b.md", text: "sneaked" } },
+          { name: "notes__read_note", arguments: { path: `../${other.user.id}/secret.md` } },
+          { name: "notes__list_notes", arguments: { path: "notes" } },
+        ],
+      },
+      { text: "Read it." },
+    ]);
+    const read = await sendChat(owner.cookie, sessionId, "read my note");
+    await waitForRun(sessionId);
+    expect(read.chunks.some((chunk) => chunk.type === "data-approval")).toBe(false);
+    // The calls run in parallel: their outputs are matched by call id, in the order they were made.
+    const outputOf = (callId: string) => JSON.stringify(read.chunks.find((chunk) => chunk.type === "tool-output-available" && chunk.toolCallId === callId));
+    expect(outputOf("call_1")).toContain("read: alpha note");
+    expect(outputOf("call_2")).toMatch(/refused: Only tools whose risk is write, execute or external/);
+    expect(outputOf("call_3")).toMatch(/refused: .*is outside your workspace/);
+    expect(outputOf("call_3")).not.toContain("the other user's secret");
+    expect(outputOf("call_4")).toContain("a.md");
+    expect(await ownerFiles.readTextIfExists("notes/b.md")).toBeUndefined();
+
+    // A write-risk tool asks first, and writes once approved.
+    fake.script([{ toolCalls: [{ name: "notes__save_note", arguments: { path: "notes/c.md", text: "written by a plugin" } }] }, { text: "Saved." }]);
+    const asked = await sendChat(owner.cookie, sessionId, "save a note");
+    await waitForRun(sessionId);
+    const approval = asked.chunks.find((chunk) => chunk.type === "data-approval")?.data as { approvalId: string; toolName: string };
+    expect(approval.toolName).toBe("notes__save_note");
+    expect(await ownerFiles.readTextIfExists("notes/c.md")).toBeUndefined();
+    const decided = await readUiStream(await decideResponse(owner.cookie, sessionId, approval.approvalId, { decision: "approve" }));
+    await waitForRun(sessionId);
+    expect(JSON.stringify(decided.chunks)).toContain("saved notes/c.md");
+    expect(await ownerFiles.readTextIfExists("notes/c.md")).toBe("written by a plugin");
+
+    // Called with no workspace (as a job without a caller would be), and a plugin that declares none: refused.
+    expect((await callTool("notes", "read_note", { path: "notes/a.md" })).text).toMatch(/refused: This call was not given access to the workspace/);
+    await configure(cookie, "misbehaving", { reportUrl: fixtureUrl });
+    await enable(cookie, "misbehaving");
+    const undeclared = await pluginHostFromEnvironment()!.call({
+      pluginId: "misbehaving",
+      tool: "read_workspace",
+      input: { path: "notes/a.md" },
+      context: { userId: owner.user.id, sessionId },
+      timeoutMs: 10_000,
+      workspace: "write",
+      onWorkspace: async () => ({ ok: true, value: { text: "should never be asked" } }),
+    });
+    expect(undeclared.text).toMatch(/does not declare workspace access.*refused/);
+    await enable(cookie, "misbehaving", false);
+    await enable(cookie, "notes", false);
   });
 
   it("stages an uploaded plugin with its report and runs exactly the reviewed SHA-256 once enabled", async () => {

@@ -8,16 +8,21 @@
  * It gets no database URL, auth secret or model keys: the app sends each plugin's configuration
  * and declared secrets when it enables the plugin. SIGTERM / SIGINT stop every plugin's services.
  */
-import { timingSafeEqual } from "node:crypto";
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ConfigError, getBehaviourConfig } from "@/lib/config/behaviour";
 import { createLogger } from "@/lib/observability/logger";
-import { ZPluginSpec, ZToolCallRequest } from "@/lib/plugins/host-protocol";
+import { ZPluginSpec, ZToolCallRequest, ZWorkspaceAnswerBody, type TCallStreamLine, type TWorkspaceAnswer } from "@/lib/plugins/host-protocol";
 import { PluginHost } from "./plugin-host";
 
 const log = createLogger("plugin-host");
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** A workspace request the app has not answered within this long is answered with an error. */
+const WORKSPACE_ANSWER_TIMEOUT_MS = 60_000;
+
+/** Workspace requests sent to the app and waiting for its answer: "<callToken> <requestId>" → settle. */
+const waitingForApp = new Map<string, (answer: TWorkspaceAnswer) => void>();
 
 function fail(message: string): never {
   process.stderr.write(`\nxclaw plugin host: ${message}\n\n`);
@@ -61,6 +66,14 @@ async function main() {
     void (async () => {
       try {
         if (url.pathname === "/v1/health") return reply(response, 200, { ok: true });
+        const answerPath = /^\/v1\/calls\/([0-9a-f-]{36})\/workspace$/.exec(url.pathname);
+        if (answerPath && request.method === "POST") {
+          const answer = ZWorkspaceAnswerBody.parse(await readBody(request));
+          const settle = waitingForApp.get(`${answerPath[1]} ${answer.requestId}`);
+          if (!settle) return reply(response, 404, { error: "no such workspace request (the call may have ended)" });
+          settle(answer.ok ? { ok: true, value: answer.value } : { ok: false, error: answer.error });
+          return reply(response, 200, { ok: true });
+        }
         if (!match) return reply(response, 404, { error: "not found" });
         const [, id, call] = match;
         if (!id && request.method === "GET") return reply(response, 200, { plugins: host.list() });
@@ -80,10 +93,39 @@ async function main() {
           response.on("close", () => {
             if (!response.writableFinished) aborted.abort();
           });
-          return reply(response, 200, await host.call(id, body.tool, body.input, body.context, aborted.signal));
+          // Newline-delimited JSON: the plugin's workspace requests for the app to carry out, then the result.
+          response.writeHead(200, { "content-type": "application/x-ndjson", "cache-control": "no-store" });
+          const write = (line: TCallStreamLine) => response.write(`${JSON.stringify(line)}\n`);
+          const callToken = randomUUID();
+          let nextRequestId = 1;
+          const mine = new Set<string>();
+          const onWorkspace = (workspaceRequest: Extract<TCallStreamLine, { type: "workspace" }>["request"]) =>
+            new Promise<TWorkspaceAnswer>((resolve) => {
+              const requestId = nextRequestId++;
+              const key = `${callToken} ${requestId}`;
+              const timer = setTimeout(() => settle({ ok: false, error: "The app did not carry out the workspace request in time." }), WORKSPACE_ANSWER_TIMEOUT_MS);
+              const settle = (answer: TWorkspaceAnswer) => {
+                clearTimeout(timer);
+                waitingForApp.delete(key);
+                mine.delete(key);
+                resolve(answer);
+              };
+              waitingForApp.set(key, settle);
+              mine.add(key);
+              write({ type: "workspace", callToken, requestId, request: workspaceRequest });
+            });
+          try {
+            const result = await host.call(id, body.tool, body.input, body.context, aborted.signal, { access: body.workspace, onWorkspace });
+            write({ type: "result", ...result });
+          } finally {
+            for (const key of mine) waitingForApp.get(key)?.({ ok: false, error: "The call has ended." });
+            response.end();
+          }
+          return;
         }
         return reply(response, 405, { error: "method not allowed" });
       } catch (error) {
+        if (response.headersSent) return void response.end();
         const status = (error as { status?: number }).status ?? 400;
         reply(response, status, { error: error instanceof Error ? error.message.slice(0, 500) : "bad request" });
       }

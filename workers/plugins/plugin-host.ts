@@ -4,7 +4,20 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { verifyBundleFolder } from "../../lib/bundles/bundle-hash";
 import { guardedFetch } from "../../lib/net/guarded-fetch";
 import { defaultPort, isOnAllowList, parseAllowList } from "../../lib/net/url-guard";
-import { specHashOf, type THostToPlugin, type TPluginRuntimeStatus, type TPluginSpec, type TPluginState, type TPluginToHost, type TToolCallResponse, type TToolDeclaration } from "../../lib/plugins/host-protocol";
+import {
+  specHashOf,
+  ZWorkspaceRequest,
+  type THostToPlugin,
+  type TPluginRuntimeStatus,
+  type TPluginSpec,
+  type TPluginState,
+  type TPluginToHost,
+  type TToolCallResponse,
+  type TToolDeclaration,
+  type TWorkspaceAccess,
+  type TWorkspaceAnswer,
+  type TWorkspaceRequest,
+} from "../../lib/plugins/host-protocol";
 import { validateManifest } from "../../lib/plugins/manifest";
 
 /**
@@ -28,7 +41,10 @@ const MAX_FETCH_BYTES = 5 * 1024 * 1024;
 
 export type THostLogger = { info(message: string, fields?: Record<string, unknown>): void; warn(message: string, fields?: Record<string, unknown>): void; error(message: string, fields?: Record<string, unknown>): void };
 
-type TPendingCall = { resolve: (response: TToolCallResponse) => void; timer: NodeJS.Timeout };
+/** Carries out a plugin's workspace request for the caller (the app does it: see host-protocol.ts). */
+export type TWorkspaceHandler = (request: TWorkspaceRequest) => Promise<TWorkspaceAnswer>;
+
+type TPendingCall = { resolve: (response: TToolCallResponse) => void; timer: NodeJS.Timeout; workspace: TWorkspaceAccess; onWorkspace?: TWorkspaceHandler };
 
 type TManaged = {
   spec: TPluginSpec;
@@ -172,6 +188,9 @@ export class PluginHost {
       case "fetch":
         void this.fetchFor(managed, child, message);
         break;
+      case "workspace":
+        void this.workspaceFor(managed, child, message);
+        break;
       case "log":
         this.log[message.level]("plugin log", { plugin: managed.spec.id, message: message.message });
         break;
@@ -269,7 +288,38 @@ export class PluginHost {
     }
   }
 
-  async call(id: string, tool: string, input: unknown, context: { userId: string; sessionId: string }, signal?: AbortSignal): Promise<TToolCallResponse> {
+  /**
+   * A plugin's workspace request, allowed only within one of its calls and within what that call
+   * was granted (the app checks again when it carries it out: the host is not the only guard).
+   */
+  private async workspaceFor(managed: TManaged, child: ChildProcess, message: Extract<TPluginToHost, { type: "workspace" }>) {
+    const reply = (answer: TWorkspaceAnswer) => {
+      if (child.connected) child.send({ type: "workspace-result", requestId: message.requestId, answer } satisfies THostToPlugin);
+    };
+    const pending = managed.pending.get(message.callId);
+    const parsed = ZWorkspaceRequest.safeParse(message.request);
+    if (!pending || !parsed.success) return reply({ ok: false, error: "Workspace requests are only possible while one of this plugin's tools is being called." });
+    const request = parsed.data;
+    const refusal = workspaceRefusal(managed.spec, pending.workspace, request);
+    if (refusal || !pending.onWorkspace) {
+      this.log.warn("plugin workspace request refused", { plugin: managed.spec.id, op: request.op, granted: pending.workspace });
+      return reply({ ok: false, error: refusal ?? "This call has no workspace." });
+    }
+    try {
+      reply(await pending.onWorkspace(request));
+    } catch (error) {
+      reply({ ok: false, error: `The workspace request failed: ${error instanceof Error ? error.message : String(error)}` });
+    }
+  }
+
+  async call(
+    id: string,
+    tool: string,
+    input: unknown,
+    context: { userId: string; sessionId: string },
+    signal?: AbortSignal,
+    workspace: { access: TWorkspaceAccess; onWorkspace?: TWorkspaceHandler } = { access: "none" },
+  ): Promise<TToolCallResponse> {
     const managed = this.plugins.get(id);
     if (!managed) return { text: `The plugin ${id} is not enabled.`, isError: true };
     if (managed.status === "starting" || managed.status === "restarting") {
@@ -289,9 +339,9 @@ export class PluginHost {
         resolve({ text: `The plugin ${id} did not answer within ${managed.spec.callTimeoutMs / 1000} s; it was restarted.`, isError: true });
         this.kill(managed, child, `A call to ${tool} got no answer within ${managed.spec.callTimeoutMs / 1000} s.`);
       }, managed.spec.callTimeoutMs);
-      managed.pending.set(callId, { resolve, timer });
+      managed.pending.set(callId, { resolve, timer, workspace: workspace.access, onWorkspace: workspace.onWorkspace });
       signal?.addEventListener("abort", () => child.connected && child.send({ type: "cancel", callId } satisfies THostToPlugin), { once: true });
-      child.send({ type: "call", callId, tool, input, context } satisfies THostToPlugin);
+      child.send({ type: "call", callId, tool, input, context, workspace: workspace.access } satisfies THostToPlugin);
     });
   }
 
@@ -318,6 +368,19 @@ export class PluginHost {
   async shutdown(): Promise<void> {
     await Promise.all([...this.plugins.keys()].map((id) => this.unload(id)));
   }
+}
+
+/** Why a workspace request is refused, or undefined: never more than the manifest declares, nor than the call was granted. */
+function workspaceRefusal(spec: TPluginSpec, granted: TWorkspaceAccess, request: TWorkspaceRequest): string | undefined {
+  const declared = (spec.manifest as { permissions?: { workspace?: TWorkspaceAccess } }).permissions?.workspace ?? "none";
+  if (declared === "none") return `The plugin ${spec.id} does not declare workspace access (permissions.workspace); refused.`;
+  if (granted === "none") return "This call was not given access to the workspace; refused.";
+  if (request.op === "write" && (granted !== "write" || declared !== "write")) {
+    return declared === "write"
+      ? "Only tools whose risk is write, execute or external (which the approval policy checks) may write to the workspace; this one may only read. Refused."
+      : `The plugin ${spec.id} may only read the workspace (permissions.workspace is read); refused.`;
+  }
+  return undefined;
 }
 
 function safeOrigin(url: string): string {

@@ -2,8 +2,8 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Ajv } from "ajv";
 import { z } from "zod";
-import type { THostToPlugin, TPluginToHost, TToolDeclaration } from "../../lib/plugins/host-protocol";
-import type { TPluginApi, TPluginEntry, TPluginService, TPluginTool, TPluginToolResult } from "../../lib/plugins/sdk";
+import type { THostToPlugin, TPluginToHost, TToolDeclaration, TWorkspaceAnswer, TWorkspaceRequest } from "../../lib/plugins/host-protocol";
+import type { TPluginApi, TPluginEntry, TPluginService, TPluginTool, TPluginToolResult, TPluginWorkspace, TPluginWorkspaceEntry } from "../../lib/plugins/sdk";
 
 /**
  * One plugin's own process, started by the plugin host with an empty environment. It receives its
@@ -31,6 +31,8 @@ const startedServices: TPluginService[] = [];
 const calls = new Map<number, AbortController>();
 const fetches = new Map<number, { resolve: (response: Response) => void; reject: (error: Error) => void }>();
 let nextFetchId = 1;
+const workspaceRequests = new Map<number, (answer: TWorkspaceAnswer) => void>();
+let nextWorkspaceRequestId = 1;
 let registering = false;
 
 function withTimeout<T>(promise: Promise<T> | T, ms: number, what: string): Promise<T> {
@@ -57,6 +59,25 @@ async function hostFetch(input: string | URL | Request, init: RequestInit = {}):
   const answer = new Promise<Response>((resolve, reject) => fetches.set(fetchId, { resolve, reject }));
   send({ type: "fetch", fetchId, url: request.url, method: request.method, headers: [...request.headers], body });
   return answer;
+}
+
+/** The caller's workspace for one call: every request goes through the host to the app. */
+function workspaceFor(call: Extract<THostToPlugin, { type: "call" }>): TPluginWorkspace {
+  const ask = async (request: TWorkspaceRequest): Promise<unknown> => {
+    const requestId = nextWorkspaceRequestId++;
+    const answer = await new Promise<TWorkspaceAnswer>((resolve) => {
+      workspaceRequests.set(requestId, resolve);
+      send({ type: "workspace", callId: call.callId, requestId, request });
+    });
+    if (!answer.ok) throw new Error(answer.error);
+    return answer.value;
+  };
+  return {
+    access: call.workspace,
+    list: async (path = ".") => (await ask({ op: "list", path })) as { path: string; entries: TPluginWorkspaceEntry[] },
+    readText: async (path) => ((await ask({ op: "read", path })) as { text: string }).text,
+    writeText: async (path, text) => (await ask({ op: "write", path, text })) as { path: string; bytes: number; created: boolean },
+  };
 }
 
 function jsonSchemaValidator(schema: Record<string, unknown>): TRegisteredTool["validate"] {
@@ -161,7 +182,7 @@ async function call(message: Extract<THostToPlugin, { type: "call" }>) {
   const controller = new AbortController();
   calls.set(message.callId, controller);
   try {
-    const result: TPluginToolResult = await registered.tool.execute(checked.value, { ...message.context, signal: controller.signal });
+    const result: TPluginToolResult = await registered.tool.execute(checked.value, { ...message.context, signal: controller.signal, workspace: workspaceFor(message) });
     const text = typeof result === "string" ? result : String(result?.text ?? "");
     send({ type: "result", callId: message.callId, text, isError: typeof result === "object" && result?.isError === true });
   } catch (error) {
@@ -207,6 +228,12 @@ process.on("message", (message: THostToPlugin) => {
         const body = message.status === 204 || message.status === 304 ? null : Buffer.from(message.body, "base64");
         waiting.resolve(new Response(body, { status: message.status, statusText: message.statusText, headers: message.headers }));
       } else waiting.reject(new Error(message.error));
+      break;
+    }
+    case "workspace-result": {
+      const waiting = workspaceRequests.get(message.requestId);
+      workspaceRequests.delete(message.requestId);
+      waiting?.(message.answer);
       break;
     }
     case "ping":

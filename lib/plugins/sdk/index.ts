@@ -13,11 +13,29 @@ export type TPluginRisk = "read" | "write" | "execute" | "external";
 /** A JSON Schema of an object (when the plugin does not use zod). */
 export type TJsonSchemaObject = { type: "object"; properties?: Record<string, unknown>; required?: string[]; [keyword: string]: unknown };
 
+export type TPluginWorkspaceEntry = { name: string; type: "file" | "directory" | "symlink" | "other"; size?: number };
+
+/**
+ * The caller's workspace, for plugins whose manifest declares permissions.workspace. xclaw carries
+ * each request out with the same rules as its own file tools (paths inside the workspace, no
+ * following links out, size and type limits, a worker's folders). Writing also needs a tool whose
+ * risk is write, execute or external, so the approval policy has checked the call.
+ */
+export type TPluginWorkspace = {
+  /** What this call may do: "none", "read" or "write". */
+  access: "none" | "read" | "write";
+  list(path?: string): Promise<{ path: string; entries: TPluginWorkspaceEntry[] }>;
+  readText(path: string): Promise<string>;
+  writeText(path: string, text: string): Promise<{ path: string; bytes: number; created: boolean }>;
+};
+
 export type TPluginToolContext = {
   userId: string;
   sessionId: string;
   /** Aborted when the run stops or the call times out. */
   signal: AbortSignal;
+  /** The caller's workspace (every method throws when the manifest or the call does not allow it). */
+  workspace: TPluginWorkspace;
 };
 
 export type TPluginToolResult = string | { text: string; isError?: boolean };
