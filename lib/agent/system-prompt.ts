@@ -1,9 +1,13 @@
+import { internText } from "@/lib/text/intern-text";
 import type { ToolRegistry } from "@/lib/tools/registry";
 
-/** The system prompt: who the agent is, the tools it has (from the registry), and admin instructions. */
+/**
+ * The system prompt: who the agent is, the tools it has (from the registry), and admin instructions.
+ * Identical for most runs, so they share one copy (internText).
+ */
 export function buildSystemPrompt(options: { tools: ToolRegistry; instructions?: string; now?: Date }): string {
   const tools = options.tools.list().map((tool) => `- ${tool.name} (${tool.risk}): ${tool.description}`);
-  return [
+  const text = [
     "You are xclaw, a capable assistant that can use tools to get things done.",
     "Answer in the language the user writes in. Use Markdown for structure and fenced code blocks for code.",
     "Use a tool when it gives a more reliable answer than guessing (for example arithmetic or the current time).",
@@ -14,4 +18,5 @@ export function buildSystemPrompt(options: { tools: ToolRegistry; instructions?:
   ]
     .filter(Boolean)
     .join("\n");
+  return internText(text);
 }

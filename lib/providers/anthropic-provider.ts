@@ -1,5 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam, TextBlockParam, ImageBlockParam, Tool, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import { serverFetch } from "@/lib/net/server-fetch";
 import type { TContentPart, TMessage, TModelEvent, TModelRequest, TProvider } from "./types";
 
 /**
@@ -70,7 +71,7 @@ export class AnthropicProvider implements TProvider {
     this.model = options.model;
     this.contextWindowTokens = options.contextWindowTokens;
     this.maxOutputTokens = options.maxOutputTokens;
-    this.client = new Anthropic({ apiKey: options.apiKey || "not-needed", baseURL: options.baseUrl, maxRetries: 0, timeout: 10 * 60 * 1000 });
+    this.client = new Anthropic({ apiKey: options.apiKey || "not-needed", baseURL: options.baseUrl, maxRetries: 0, timeout: 10 * 60 * 1000, fetch: serverFetch });
   }
 
   async *stream(request: TModelRequest): AsyncIterable<TModelEvent> {

@@ -1,5 +1,6 @@
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import { serverFetch } from "@/lib/net/server-fetch";
 import type { TContentPart, TMessage, TModelEvent, TModelRequest, TProvider, TToolCall } from "./types";
 
 /**
@@ -81,7 +82,7 @@ export class OpenAiProvider implements TProvider {
     this.contextWindowTokens = options.contextWindowTokens;
     this.maxOutputTokens = options.maxOutputTokens;
     // Local servers such as Ollama need no key, but the SDK insists on one.
-    this.client = new OpenAI({ apiKey: options.apiKey || "not-needed", baseURL: options.baseUrl, maxRetries: 0, timeout: 10 * 60 * 1000 });
+    this.client = new OpenAI({ apiKey: options.apiKey || "not-needed", baseURL: options.baseUrl, maxRetries: 0, timeout: 10 * 60 * 1000, fetch: serverFetch });
   }
 
   async *stream(request: TModelRequest): AsyncIterable<TModelEvent> {

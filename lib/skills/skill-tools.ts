@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { TBehaviourConfig } from "@/lib/config/behaviour";
 import { createLogger } from "@/lib/observability/logger";
 import type { TMessage } from "@/lib/providers/types";
+import { internText } from "@/lib/text/intern-text";
 import { defineTool, type TTool } from "@/lib/tools/registry";
 import { matchesByKeywords } from "./keywords";
 import { resolveBaseDir } from "./skill-format";
@@ -96,7 +97,8 @@ export function skillsPrepareStep(context: { userId: string; sessionId: string; 
     const message = lastUserText(input.messages);
     if (loaded?.message !== message) loaded = { message, text: forMessage(message, skills) };
     const parts = [input.system, catalogSection(skills, context.config.skills.catalogLimit), await loaded.text].filter(Boolean);
-    return { system: parts.join("\n\n") };
+    // The same prompt and catalog for most runs: one shared copy (lib/text/intern-text.ts).
+    return { system: internText(parts.join("\n\n")) };
   };
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import OpenAI from "openai";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
+import { serverFetch } from "@/lib/net/server-fetch";
 import { createLogger } from "@/lib/observability/logger";
 import { backoffDelayMs, classifyError } from "@/lib/providers/provider-chain";
 import { retryPolicy } from "@/lib/providers/registry";
@@ -89,7 +90,7 @@ function clientFor(settings: TEmbeddingSettings): OpenAI {
   let client = clients.get(key);
   if (!client) {
     // Local servers (Ollama, vLLM) need no key, but the SDK insists on one. Retries are ours.
-    client = new OpenAI({ apiKey: settings.apiKey || "not-needed", baseURL: settings.baseUrl, maxRetries: 0, timeout: settings.timeoutMs });
+    client = new OpenAI({ apiKey: settings.apiKey || "not-needed", baseURL: settings.baseUrl, maxRetries: 0, timeout: settings.timeoutMs, fetch: serverFetch });
     clients.set(key, client);
   }
   return client;
