@@ -23,7 +23,13 @@ export type TJobEvent<TData> = {
   data: TData;
 };
 
-export type TSendEventInput = { name: string; data?: unknown; id?: string };
+export type TSendEventInput = {
+  name: string;
+  data?: unknown;
+  id?: string;
+  /** Start the runs no earlier than this (a delayed event; Inngest's `ts`). Default: now. */
+  ts?: Date;
+};
 
 export type TInvokeOptions<TData, TResult> = {
   job: TJobDefinition<TData, TResult>;

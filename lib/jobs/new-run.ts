@@ -5,7 +5,7 @@ import { newRunId, type TNewRun } from "./run-store";
  * The run row a job gets for one event: its id, where it came from, and the job's retry,
  * concurrency, singleton and timeout settings applied to this event's data.
  */
-export function newRunFor(job: TAnyJobDefinition, data: unknown, origin: { trigger: string; eventName: string; eventId: string; parentRunId?: string }): TNewRun {
+export function newRunFor(job: TAnyJobDefinition, data: unknown, origin: { trigger: string; eventName: string; eventId: string; parentRunId?: string; delayMs?: number }): TNewRun {
   return {
     id: newRunId(),
     jobId: job.id,

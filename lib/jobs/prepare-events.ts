@@ -20,7 +20,11 @@ export function prepareEvents(registry: TJobRegistry, events: readonly TSendEven
     if (typeof id !== "string" || !EVENT_ID.test(id)) {
       throw new AppError("bad_request", `Event id "${String(id)}" is not valid: use 1–200 letters, digits or . _ : / @ -.`);
     }
-    const runs = registry.parseEvent(event).map(({ job, data }) => newRunFor(job, data, { trigger: `event ${event.name}`, eventName: event.name, eventId: id }));
+    if (event.ts !== undefined && !(event.ts instanceof Date && Number.isFinite(event.ts.getTime()))) {
+      throw new AppError("bad_request", `Event ${event.name}: ts must be a valid date.`);
+    }
+    const delayMs = event.ts ? Math.max(0, event.ts.getTime() - Date.now()) : undefined;
+    const runs = registry.parseEvent(event).map(({ job, data }) => newRunFor(job, data, { trigger: `event ${event.name}`, eventName: event.name, eventId: id, delayMs }));
     return { id, name: event.name, runs };
   });
 }

@@ -65,6 +65,8 @@ export type TNewRun = {
   startTimeoutMs?: number;
   finishTimeoutMs?: number;
   parentRunId?: string;
+  /** Due this long after it is created (a delayed event); due at once when unset. */
+  delayMs?: number;
 };
 
 export type TEventToEnqueue = { id: string; name: string; runs: TNewRun[] };
@@ -96,6 +98,7 @@ function runRows(runs: readonly TNewRun[]): string {
       startTimeoutMs: run.startTimeoutMs ?? null,
       finishTimeoutMs: run.finishTimeoutMs ?? null,
       parentRunId: run.parentRunId ?? null,
+      delayMs: run.delayMs ?? null,
     })),
   );
 }
@@ -105,9 +108,10 @@ const INSERT_RUN_COLUMNS = Prisma.raw(`"id", "jobId", "status", "trigger", "even
 
 /** The SELECT list that turns a recordset `x` of runRows() into job_runs columns. */
 function runValues(): Prisma.Sql {
-  return Prisma.sql`x."id", x."jobId", 'QUEUED', x."trigger", x."eventName", x."eventId", x."data", 0, x."maxAttempts", ${NOW},
+  const runAt = Prisma.sql`(${NOW} + (COALESCE(x."delayMs", 0) * interval '1 millisecond'))`;
+  return Prisma.sql`x."id", x."jobId", 'QUEUED', x."trigger", x."eventName", x."eventId", x."data", 0, x."maxAttempts", ${runAt},
     x."concurrencyKey", x."concurrencyLimit", x."singletonKey", x."parentRunId",
-    CASE WHEN x."startTimeoutMs" IS NULL THEN NULL ELSE ${NOW} + (x."startTimeoutMs" * interval '1 millisecond') END,
+    CASE WHEN x."startTimeoutMs" IS NULL THEN NULL ELSE ${runAt} + (x."startTimeoutMs" * interval '1 millisecond') END,
     x."finishTimeoutMs", ${NOW}, ${NOW}`;
 }
 
@@ -115,7 +119,7 @@ function runRecordset(json: string): Prisma.Sql {
   return Prisma.sql`jsonb_to_recordset(${json}::jsonb) AS x(
     "id" uuid, "jobId" text, "trigger" text, "eventName" text, "eventId" text, "data" jsonb, "maxAttempts" int,
     "concurrencyKey" text, "concurrencyLimit" int, "singletonKey" text, "startTimeoutMs" double precision,
-    "finishTimeoutMs" int, "parentRunId" uuid)`;
+    "finishTimeoutMs" int, "parentRunId" uuid, "delayMs" double precision)`;
 }
 
 export async function insertRuns(tx: TClient, runs: readonly TNewRun[]): Promise<void> {

@@ -30,7 +30,9 @@ export async function sendEvent(events: TSendEventInput | readonly TSendEventInp
   const list = Array.isArray(events) ? events : [events as TSendEventInput];
   const prepared = prepareEvents(registry, list);
   try {
-    const sent = await inngestClient().send(prepared.map((event, index) => ({ id: event.id, name: event.name, data: (list[index]!.data ?? {}) as Record<string, unknown> })));
+    const sent = await inngestClient().send(
+      prepared.map((event, index) => ({ id: event.id, name: event.name, data: (list[index]!.data ?? {}) as Record<string, unknown>, ts: list[index]!.ts?.getTime() })),
+    );
     return { ids: sent.ids, runIds: [], duplicateIds: [] };
   } catch (error) {
     log.error("could not send events to Inngest", { error: (error as Error).message });

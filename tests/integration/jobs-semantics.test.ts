@@ -251,6 +251,20 @@ describe("sendEvent", () => {
     expect((await enqueueJobEvents(registry, { name: "test/steps", data: { key }, id })).runIds).toHaveLength(1);
   });
 
+  it("a delayed event (ts) queues its run at once but starts it no earlier than ts", async () => {
+    const key = newKey();
+    const ts = new Date(Date.now() + 1_500);
+    const sent = await enqueueJobEvents(registry, { name: "test/steps", data: { key }, ts });
+    const queued = await db().jobRun.findUniqueOrThrow({ where: { id: sent.runIds[0]! } });
+    expect(queued.status).toBe("QUEUED");
+    expect(queued.runAt.getTime()).toBeGreaterThanOrEqual(ts.getTime() - 50);
+    const run = await waitForRun(queued.id, ["COMPLETED", "FAILED"]);
+    expect(run.status).toBe("COMPLETED");
+    // An ordering bound: a slow machine only starts it later.
+    expect(run.startedAt!.getTime()).toBeGreaterThanOrEqual(ts.getTime() - 50);
+    await expect(enqueueJobEvents(registry, { name: "test/steps", data: { key }, ts: new Date(Number.NaN) })).rejects.toThrow(/ts must be a valid date/);
+  });
+
   it("refuses unknown events and invalid payloads with a clear error, queueing nothing", async () => {
     const before = await db().jobRun.count();
     await expect(enqueueJobEvents(registry, { name: "test/nope", data: {} })).rejects.toThrow(/Unknown event "test\/nope": no job is triggered by it/);

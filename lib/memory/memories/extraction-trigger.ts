@@ -39,7 +39,8 @@ export async function noteConversationActivity(session: { userId: string; sessio
   const now = Date.now();
   if (quietMs > 0 && recentlySignalled(session.sessionId, quietMs, now)) return;
   try {
-    await sendEvent({ name: CONVERSATION_ACTIVE_EVENT, data: session });
+    // Due when the conversation could first be quiet: until then no runner touches it.
+    await sendEvent({ name: CONVERSATION_ACTIVE_EVENT, data: session, ts: new Date(now + quietMs) });
     remember(session.sessionId, now, quietMs);
   } catch (error) {
     log.warn("could not schedule memory extraction", { sessionId: session.sessionId, error });
