@@ -1,17 +1,15 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GET as adminStatusRoute } from "@/app/api/admin/memory/route";
 import { POST as reembedRoute } from "@/app/api/admin/memory/reembed/route";
 import { GET as listRoute, POST as createRoute } from "@/app/api/memories/route";
 import { db, dbPool } from "@/lib/db/client";
 import { enqueueCronRun } from "@/lib/jobs/cron-runs";
-import { createJobRunner, type TJobRunner } from "@/lib/jobs/job-runner";
 import { memoryJobs } from "@/lib/memory/jobs";
 import { vectorSearch } from "@/lib/memory/search/hybrid-search";
 import { vectorIndexName } from "@/lib/memory/search/vector-index";
 import { semanticEmbeddingFor } from "../fake-llm/embeddings";
-import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { waitForRun } from "../support/jobs";
-import { clearEmbeddingEnvironment, useFakeEmbeddings, writeMemoryTestConfig } from "../support/memory";
+import { clearEmbeddingEnvironment, useFakeEmbeddings, setUpMemoryTestServices, writeMemoryTestConfig } from "../support/memory";
 import { call, createUser } from "../support/http";
 
 /**
@@ -21,22 +19,7 @@ import { call, createUser } from "../support/http";
  */
 writeMemoryTestConfig();
 
-let fake: TFakeLlm;
-let runner: TJobRunner;
-beforeAll(async () => {
-  fake = await startFakeLlm();
-  runner = createJobRunner({ jobs: [...memoryJobs], pollIntervalMs: 100, leaseMs: 3_000, retryBaseDelayMs: 20, cron: false });
-  await runner.start();
-});
-afterAll(async () => {
-  await runner.stop({ graceMs: 1_000 });
-  await fake.close();
-});
-beforeEach(() => useFakeEmbeddings(fake));
-afterEach(() => {
-  fake.reset();
-  clearEmbeddingEnvironment();
-});
+const services = setUpMemoryTestServices({ jobs: true, chat: false });
 
 async function entryModels(userId: string) {
   const { rows } = await dbPool().query<{ model: string | null }>(`SELECT model FROM search_index.memory_entries WHERE user_id = $1 ORDER BY model`, [userId]);
@@ -51,10 +34,10 @@ describe("embedding providers and models", () => {
     await call(createRoute, "/api/memories", { cookie, body: { content: "The user deploys with systemd units." } });
     expect(await entryModels(user.id)).toEqual([null, null]);
 
-    useFakeEmbeddings(fake);
+    useFakeEmbeddings(services.fake);
     const backfill = memoryJobs.find((job) => job.id === "memory.backfill")!;
     const { runIds } = await enqueueCronRun(backfill, { manualBy: "test" });
-    runner.wake();
+    services.runner.wake();
     const run = await waitForRun(runIds[0]!, ["COMPLETED", "FAILED"]);
     expect(run.error).toBeNull();
     expect(await entryModels(user.id)).toEqual([`fake-semantic-a@64`, `fake-semantic-a@64`]);
@@ -69,7 +52,7 @@ describe("embedding providers and models", () => {
     await call(createRoute, "/api/memories", { cookie, body: { content: "The user cycles to work." } });
     const oldIndex = vectorIndexName("memory_entries", "fake-semantic-a@64");
 
-    useFakeEmbeddings(fake, "fake-semantic-b");
+    useFakeEmbeddings(services.fake, "fake-semantic-b");
     const newKey = "fake-semantic-b@64";
     // A vector query of the new model sees none of the old model's rows…
     expect(await vectorSearch("memory_entries", { userId: user.id }, newKey, semanticEmbeddingFor("oolong tea afternoon", 64), 5)).toEqual([]);

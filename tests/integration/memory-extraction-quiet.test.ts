@@ -1,12 +1,9 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { createJobRunner, type TJobRunner } from "@/lib/jobs/job-runner";
-import { memoryJobs } from "@/lib/memory/jobs";
-import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
-import { clearProviderEnvironment, newSession, sendChat, useFakeProvider } from "../support/chat";
+import { newSession, sendChat } from "../support/chat";
 import { createUser } from "../support/http";
 import { waitForRun, waitUntil } from "../support/jobs";
-import { clearEmbeddingEnvironment, useFakeEmbeddings, writeMemoryTestConfig } from "../support/memory";
+import { setUpMemoryTestServices, writeMemoryTestConfig } from "../support/memory";
 
 /**
  * Extraction waits for a quiet conversation, counted from its last activity: a run that ends while
@@ -16,26 +13,7 @@ import { clearEmbeddingEnvironment, useFakeEmbeddings, writeMemoryTestConfig } f
 const QUIET_MS = 3_000;
 writeMemoryTestConfig({ "memory.extraction.quietMinutes": QUIET_MS / 60_000 });
 
-let fake: TFakeLlm;
-let runner: TJobRunner;
-beforeAll(async () => {
-  fake = await startFakeLlm();
-  runner = createJobRunner({ jobs: [...memoryJobs], pollIntervalMs: 100, leaseMs: 3_000, retryBaseDelayMs: 20, cron: false });
-  await runner.start();
-});
-afterAll(async () => {
-  await runner.stop({ graceMs: 1_000 });
-  await fake.close();
-});
-beforeEach(() => {
-  useFakeProvider(fake);
-  useFakeEmbeddings(fake);
-});
-afterEach(() => {
-  fake.reset();
-  clearProviderEnvironment();
-  clearEmbeddingEnvironment();
-});
+const services = setUpMemoryTestServices({ jobs: true });
 
 const FIRST = "I moved from Paris to Berlin last month and I now work as a backend engineer at a logistics startup.";
 const SECOND = "I also stopped drinking coffee entirely, and I prefer short answers because I read them on my phone.";
@@ -46,7 +24,7 @@ describe("memory extraction after a quiet period", () => {
     const session = await newSession(cookie);
     let extractedAt = 0;
     let extractedText = "";
-    fake.script((request) => {
+    services.fake.script((request) => {
       const system = request.body.messages[0].content as string;
       if (system.startsWith("You extract durable facts")) {
         extractedAt = Date.now();

@@ -1,16 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import type { JobRun } from "@/lib/db/generated/client";
-import { createJobRunner, type TJobRunner } from "@/lib/jobs/job-runner";
-import { memoryJobs } from "@/lib/memory/jobs";
 import { saveMemory } from "@/lib/memory/memories/memory-store";
 import { setMemorySettings } from "@/lib/memory/memories/memory-settings";
-import type { TRecordedRequest } from "../fake-llm/server";
-import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
-import { clearProviderEnvironment, newSession, sendChat, useFakeProvider } from "../support/chat";
+import type { TFakeLlm, TRecordedRequest } from "../fake-llm/server";
+import { newSession, sendChat } from "../support/chat";
 import { createUser } from "../support/http";
 import { waitForRun, waitUntil } from "../support/jobs";
-import { clearEmbeddingEnvironment, useFakeEmbeddings, writeMemoryTestConfig } from "../support/memory";
+import { setUpMemoryTestServices, writeMemoryTestConfig } from "../support/memory";
 
 /**
  * Extraction with a scripted model: a quiet conversation's user messages become memories the mem0
@@ -19,26 +16,7 @@ import { clearEmbeddingEnvironment, useFakeEmbeddings, writeMemoryTestConfig } f
  */
 writeMemoryTestConfig({ "memory.extraction.dailyLimit": 2 });
 
-let fake: TFakeLlm;
-let runner: TJobRunner;
-beforeAll(async () => {
-  fake = await startFakeLlm();
-  runner = createJobRunner({ jobs: [...memoryJobs], pollIntervalMs: 100, leaseMs: 3_000, retryBaseDelayMs: 20, cron: false });
-  await runner.start();
-});
-afterAll(async () => {
-  await runner.stop({ graceMs: 1_000 });
-  await fake.close();
-});
-beforeEach(() => {
-  useFakeProvider(fake);
-  useFakeEmbeddings(fake);
-});
-afterEach(() => {
-  fake.reset();
-  clearProviderEnvironment();
-  clearEmbeddingEnvironment();
-});
+const services = setUpMemoryTestServices({ jobs: true });
 
 const LONG_MESSAGE =
   "I moved from Paris to Berlin last month and I now work as a backend engineer at a logistics startup. I no longer drink coffee at all. Please keep answers short, I read them on my phone during the commute.";
@@ -64,7 +42,7 @@ describe("memory extraction", () => {
     const coffee = await saveMemory({ userId: user.id, content: "The user drinks coffee every morning.", origin: "USER" });
     const session = await newSession(cookie);
     let existing: { id: string; text: string }[] = [];
-    fake.script((request) => {
+    services.fake.script((request) => {
       const system = request.body.messages[0].content as string;
       if (system.startsWith("You extract durable facts")) {
         return { text: '```json\n{"facts": ["The user lives in Berlin now.", "The user does not drink coffee any more.", "The user works as a backend engineer at a logistics startup.", "short"]}\n```' };
@@ -94,7 +72,7 @@ describe("memory extraction", () => {
     expect((output.ignored as { reason: string }[]).map((item) => item.reason)).toEqual(['"99" is not one of the ids the model was given']);
 
     // Only the user's messages were sent, inside a data block.
-    const factsCall = chatCalls(fake).find((request) => (request.body.messages[0].content as string).startsWith("You extract durable facts"))!;
+    const factsCall = chatCalls(services.fake).find((request) => (request.body.messages[0].content as string).startsWith("You extract durable facts"))!;
     expect(factsCall.body.messages[1].content).toBe(`<user_messages>\n${LONG_MESSAGE}\n</user_messages>`);
     expect(factsCall.body.messages[1].content).not.toContain("Got it.");
     // The model saw existing memories under small numbers, never their ids.
@@ -110,7 +88,7 @@ describe("memory extraction", () => {
 
   it("sends nothing for a short conversation, stops at the daily limit, respects the user's switch and does not retry a 4xx", async () => {
     const { cookie, user } = await createUser();
-    fake.script((request) => ((request.body.messages[0].content as string).startsWith("You extract") ? { text: '{"facts": []}' } : { text: "ok" }));
+    services.fake.script((request) => ((request.body.messages[0].content as string).startsWith("You extract") ? { text: '{"facts": []}' } : { text: "ok" }));
     const short = await newSession(cookie);
     await sendChat(cookie, short, "hi there");
     expect(((await extractionOf(short)).output as { reason: string }).reason).toMatch(/only 8 characters of new user text/);
@@ -123,7 +101,7 @@ describe("memory extraction", () => {
       if (index < 2) expect((run.output as { status: string }).status).toBe("done");
       else expect((run.output as { reason: string }).reason).toMatch(/daily limit of 2 extractions/);
     }
-    expect(chatCalls(fake).filter((request) => (request.body.messages[0].content as string).startsWith("You extract"))).toHaveLength(2);
+    expect(chatCalls(services.fake).filter((request) => (request.body.messages[0].content as string).startsWith("You extract"))).toHaveLength(2);
 
     const other = await createUser();
     await setMemorySettings(other.user.id, { autoExtract: false });
@@ -134,8 +112,8 @@ describe("memory extraction", () => {
     expect(await db().jobRun.count({ where: { jobId: "memory.extract", data: { path: ["sessionId"], equals: off } } })).toBe(0);
 
     const third = await createUser();
-    fake.reset();
-    fake.script((request) =>
+    services.fake.reset();
+    services.fake.script((request) =>
       (request.body.messages[0].content as string).startsWith("You extract") ? { status: 400, errorMessage: "This request is too large for the model." } : { text: "ok" },
     );
     const refused = await newSession(third.cookie);
@@ -144,7 +122,7 @@ describe("memory extraction", () => {
     expect(failed.status).toBe("FAILED");
     expect(failed.attempt).toBe(0);
     expect(failed.error).toMatch(/HTTP 400/);
-    expect(chatCalls(fake).filter((request) => (request.body.messages[0].content as string).startsWith("You extract"))).toHaveLength(1);
+    expect(chatCalls(services.fake).filter((request) => (request.body.messages[0].content as string).startsWith("You extract"))).toHaveLength(1);
     expect(await db().memory.count({ where: { userId: { in: [user.id, third.user.id] } } })).toBe(0);
   });
 });

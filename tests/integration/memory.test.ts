@@ -1,12 +1,11 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DELETE as deleteAllRoute, GET as listRoute, POST as createRoute } from "@/app/api/memories/route";
 import { DELETE as deleteRoute, GET as getRoute, PATCH as patchRoute } from "@/app/api/memories/[id]/route";
 import { GET as exportRoute } from "@/app/api/memories/export/route";
 import { GET as settingsRoute, PATCH as patchSettingsRoute } from "@/app/api/memories/settings/route";
 import { db, dbPool } from "@/lib/db/client";
-import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
-import { chatRequests, clearEmbeddingEnvironment, embeddingRequests, useFakeEmbeddings, writeMemoryTestConfig } from "../support/memory";
-import { clearProviderEnvironment, newSession, sendChat, useFakeProvider } from "../support/chat";
+import { chatRequests, clearEmbeddingEnvironment, embeddingRequests, setUpMemoryTestServices, writeMemoryTestConfig } from "../support/memory";
+import { newSession, sendChat } from "../support/chat";
 import { call, createUser } from "../support/http";
 
 /**
@@ -16,22 +15,7 @@ import { call, createUser } from "../support/http";
  */
 writeMemoryTestConfig();
 
-let fake: TFakeLlm;
-beforeAll(async () => {
-  fake = await startFakeLlm();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => {
-  useFakeProvider(fake);
-  useFakeEmbeddings(fake);
-});
-afterEach(() => {
-  fake.reset();
-  clearProviderEnvironment();
-  clearEmbeddingEnvironment();
-});
+const services = setUpMemoryTestServices();
 
 async function entryOf(memoryId: string) {
   const { rows } = await dbPool().query(`SELECT model, embedding IS NOT NULL AS embedded FROM search_index.memory_entries WHERE memory_id = $1`, [memoryId]);
@@ -130,7 +114,7 @@ describe("search without an embedding provider", () => {
     const english = (await call(createRoute, "/api/memories", { cookie, body: { content: "The user's favourite editor is Helix." } })).json.memory;
     const chinese = (await call(createRoute, "/api/memories", { cookie, body: { content: "用户喜欢用 TypeScript 写代码，缩进两个空格，不用分号。" } })).json.memory;
     expect(await entryOf(english.id)).toEqual({ model: null, embedded: false });
-    expect(embeddingRequests(fake)).toHaveLength(0);
+    expect(embeddingRequests(services.fake)).toHaveLength(0);
 
     const editor = await call(listRoute, "/api/memories?query=favourite%20editor", { cookie });
     expect(editor.json).toMatchObject({ mode: "lexical", memories: [{ id: english.id }] });
@@ -146,7 +130,7 @@ describe("memory tools and recall", () => {
   it("saves a preference with memory_save in one session and recalls it, marked as reference data, in a new one", async () => {
     const { cookie, user } = await createUser();
     const first = await newSession(cookie);
-    fake.script([
+    services.fake.script([
       { toolCalls: [{ name: "memory_save", arguments: { content: "The user wants code answers in Rust with tabs for indentation.", tags: ["preference"] } }] },
       { text: "Noted." },
     ]);
@@ -155,17 +139,17 @@ describe("memory tools and recall", () => {
     const memory = await db().memory.findFirstOrThrow({ where: { userId: user.id } });
     expect(memory).toMatchObject({ origin: "AGENT", sessionId: first, content: "The user wants code answers in Rust with tabs for indentation." });
     // A second save of the same fact is reported, not stored.
-    fake.script([{ toolCalls: [{ name: "memory_save", arguments: { content: "The user wants code answers in Rust with tabs for indentation." } }] }, { text: "ok" }]);
+    services.fake.script([{ toolCalls: [{ name: "memory_save", arguments: { content: "The user wants code answers in Rust with tabs for indentation." } }] }, { text: "ok" }]);
     await sendChat(cookie, first, "remember that again");
-    const toolResult = chatRequests(fake).at(-1)!.body.messages.filter((message: { role: string }) => message.role === "tool").at(-1);
+    const toolResult = chatRequests(services.fake).at(-1)!.body.messages.filter((message: { role: string }) => message.role === "tool").at(-1);
     expect(toolResult.content).toContain(`already remembered as the same text — memory ${memory.id}`);
     expect(await db().memory.count({ where: { userId: user.id } })).toBe(1);
 
-    fake.reset();
+    services.fake.reset();
     const second = await newSession(cookie);
-    fake.script([{ text: "fn main() {}" }]);
+    services.fake.script([{ text: "fn main() {}" }]);
     await sendChat(cookie, second, "Write a hello world program with indentation");
-    const request = chatRequests(fake)[0]!.body;
+    const request = chatRequests(services.fake)[0]!.body;
     const system = request.messages[0];
     expect(system.role).toBe("system");
     expect(system.content).not.toContain("Rust");
@@ -187,9 +171,9 @@ describe("memory tools and recall", () => {
     const mine = (await call(createRoute, "/api/memories", { cookie: alice.cookie, body: { content: "Alice's cat is called Miso." } })).json.memory;
     await call(createRoute, "/api/memories", { cookie: bob.cookie, body: { content: "Bob's cat is called Tofu." } });
     const session = await newSession(alice.cookie);
-    fake.script([{ toolCalls: [{ name: "memory_search", arguments: { query: "cat name" } }] }, { toolCalls: [{ name: "memory_delete", arguments: { id: mine.id } }] }]);
+    services.fake.script([{ toolCalls: [{ name: "memory_search", arguments: { query: "cat name" } }] }, { toolCalls: [{ name: "memory_delete", arguments: { id: mine.id } }] }]);
     const result = await sendChat(alice.cookie, session, "what is my cat called? then forget it");
-    const searchResult = chatRequests(fake)[1]!.body.messages.find((message: { role: string }) => message.role === "tool").content as string;
+    const searchResult = chatRequests(services.fake)[1]!.body.messages.find((message: { role: string }) => message.role === "tool").content as string;
     expect(searchResult).toContain("Miso");
     expect(searchResult).not.toContain("Tofu");
     const approval = result.chunks.find((chunk) => chunk.type === "data-approval");

@@ -2,7 +2,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseDocument } from "yaml";
-import type { TFakeLlm } from "../fake-llm/server";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
+import { createJobRunner, type TJobRunner } from "@/lib/jobs/job-runner";
+import { memoryJobs } from "@/lib/memory/jobs";
+import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
+import { clearProviderEnvironment, useFakeProvider } from "./chat";
 
 /**
  * Helpers for the memory and knowledge-base tests: a copy of xclaw.yaml with test settings (set
@@ -47,4 +51,35 @@ export function embeddingRequests(fake: TFakeLlm) {
 /** Chat requests (the model), without the embedding requests. */
 export function chatRequests(fake: TFakeLlm) {
   return fake.requests.filter((request) => request.api !== "openai-embeddings");
+}
+
+/**
+ * The usual hooks of a memory test file: a fake LLM that serves both chat and embeddings (pointed
+ * at before each test, reset after), and with `jobs`, an embedded runner for the memory jobs.
+ * `services.fake` and `services.runner` are set once the file's beforeAll has run.
+ */
+export function setUpMemoryTestServices(options: { jobs?: boolean; chat?: boolean } = {}): { fake: TFakeLlm; runner: TJobRunner } {
+  const services = {} as { fake: TFakeLlm; runner: TJobRunner };
+  const chat = options.chat ?? true;
+  beforeAll(async () => {
+    services.fake = await startFakeLlm();
+    if (options.jobs) {
+      services.runner = createJobRunner({ jobs: [...memoryJobs], pollIntervalMs: 100, leaseMs: 3_000, retryBaseDelayMs: 20, cron: false });
+      await services.runner.start();
+    }
+  });
+  afterAll(async () => {
+    await services.runner?.stop({ graceMs: 1_000 });
+    await services.fake?.close();
+  });
+  beforeEach(() => {
+    if (chat) useFakeProvider(services.fake);
+    useFakeEmbeddings(services.fake);
+  });
+  afterEach(() => {
+    services.fake.reset();
+    if (chat) clearProviderEnvironment();
+    clearEmbeddingEnvironment();
+  });
+  return services;
 }
