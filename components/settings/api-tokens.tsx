@@ -1,12 +1,13 @@
 "use client";
 
-import { useRef, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { apiRequest, errorMessage } from "@/components/api-request";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { DateTime } from "@/components/ui/date-time";
 import { TextField } from "@/components/ui/text-field";
+import { SecretOnce } from "./secret-once";
 
 /** `active` is false for a token that stopped working when its owner's sessions were ended. */
 export type TApiTokenRow = { id: string; name: string; prefix: string; createdAt: string; lastUsedAt: string | null; active: boolean };
@@ -86,7 +87,18 @@ export function ApiTokens({ initialTokens }: { initialTokens: TApiTokenRow[] }) 
 
       {error ? <Alert tone="error">{error}</Alert> : null}
       {notice ? <Alert tone="success">{notice}</Alert> : null}
-      {created ? <NewToken created={created} onDismiss={() => setCreated(undefined)} /> : null}
+      {created ? (
+        <SecretOnce
+          title="New token created"
+          secret={created.token}
+          hint={
+            <>
+              Send it as <code className="font-mono">Authorization: Bearer &lt;token&gt;</code>.
+            </>
+          }
+          onDismiss={() => setCreated(undefined)}
+        />
+      ) : null}
 
       {tokens.length === 0 ? (
         <p className="text-sm text-neutral-500 dark:text-neutral-400">No tokens yet.</p>
@@ -133,66 +145,6 @@ export function ApiTokens({ initialTokens }: { initialTokens: TApiTokenRow[] }) 
           ))}
         </ul>
       )}
-    </div>
-  );
-}
-
-function NewToken({ created, onDismiss }: { created: TCreatedToken; onDismiss: () => void }) {
-  const tokenElement = useRef<HTMLElement>(null);
-  const [copyState, setCopyState] = useState<"idle" | "copied" | "manual">("idle");
-
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(created.token);
-      setCopyState("copied");
-      return;
-    } catch {
-      // The Clipboard API needs a secure context (https or localhost); fall back to selecting.
-    }
-    const element = tokenElement.current;
-    const selection = window.getSelection();
-    if (element && selection) {
-      const range = document.createRange();
-      range.selectNodeContents(element);
-      selection.removeAllRanges();
-      selection.addRange(range);
-      setCopyState(document.execCommand("copy") ? "copied" : "manual");
-    } else {
-      setCopyState("manual");
-    }
-  }
-
-  return (
-    <div
-      role="region"
-      aria-label="New API token"
-      className="rounded-lg border-2 border-amber-300 bg-amber-50 p-4 dark:border-amber-700/70 dark:bg-amber-950/40"
-    >
-      <p className="text-sm font-semibold text-amber-900 dark:text-amber-200">New token created</p>
-      <p className="mt-1 text-sm text-amber-900 dark:text-amber-200">Copy this token now. You won&apos;t see it again.</p>
-      <div className="mt-3 flex flex-col gap-2 sm:flex-row sm:items-center">
-        <code
-          ref={tokenElement}
-          data-testid="new-token"
-          className="min-w-0 flex-1 rounded-md border border-amber-200 bg-white px-3 py-2 font-mono text-sm break-all text-neutral-900 select-all dark:border-amber-900 dark:bg-neutral-950 dark:text-neutral-100"
-        >
-          {created.token}
-        </code>
-        <div className="flex gap-2">
-          <Button variant="secondary" size="sm" onClick={copy}>
-            Copy
-          </Button>
-          <Button variant="ghost" size="sm" onClick={onDismiss}>
-            Dismiss
-          </Button>
-        </div>
-      </div>
-      <p aria-live="polite" className="mt-2 text-xs text-amber-900 dark:text-amber-200">
-        {copyState === "copied" ? "Copied to the clipboard." : copyState === "manual" ? "Select the token and copy it with Ctrl+C (⌘C on a Mac)." : ""}
-      </p>
-      <p className="mt-1 text-xs text-amber-800 dark:text-amber-300">
-        Send it as <code className="font-mono">Authorization: Bearer &lt;token&gt;</code>.
-      </p>
     </div>
   );
 }

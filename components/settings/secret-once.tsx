@@ -3,7 +3,7 @@
 import { useRef, useState, type ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 
-/** A secret shown once (a webhook endpoint's or a channel's signing secret), with Copy. */
+/** A secret shown once (a new API token, a webhook endpoint's or a channel's signing secret), with Copy. */
 export function SecretOnce({ title, secret, hint, onDismiss, children }: { title: string; secret: string; hint?: ReactNode; onDismiss: () => void; children?: ReactNode }) {
   const element = useRef<HTMLElement>(null);
   const [copyState, setCopyState] = useState<"idle" | "copied" | "manual">("idle");

@@ -43,7 +43,7 @@ test("an API token is shown once, works as a bearer token, and stops working whe
   await page.goto("/settings");
   await page.getByLabel("Token name").fill("e2e laptop");
   await page.getByRole("button", { name: "Create token" }).click();
-  const token = (await page.getByTestId("new-token").textContent())?.trim() ?? "";
+  const token = (await page.getByTestId("shown-secret").textContent())?.trim() ?? "";
   expect(token).toMatch(/^xclaw_[\w-]{43}$/);
 
   const withToken = await request.get("/api/me", { headers: { authorization: `Bearer ${token}` } });
@@ -51,7 +51,7 @@ test("an API token is shown once, works as a bearer token, and stops working whe
   expect((await withToken.json()).email).toBe(admin.email);
 
   await page.reload();
-  await expect(page.getByTestId("new-token")).toHaveCount(0);
+  await expect(page.getByTestId("shown-secret")).toHaveCount(0);
   await expect(page.getByText("e2e laptop")).toBeVisible();
   await page.getByRole("button", { name: "Revoke e2e laptop" }).click();
   await expect(page.getByText("e2e laptop")).toHaveCount(0);
