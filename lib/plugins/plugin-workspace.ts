@@ -22,7 +22,11 @@ export function workspaceAccessFor(declared: TWorkspaceAccess, risk: TToolRisk):
   return declared === "write" && risk !== "read" ? "write" : "read";
 }
 
-const MAX_TEXT_CHARACTERS = 1_000_000;
+/**
+ * The most a plugin reads in one request. The answer travels to the host as JSON in a request of
+ * at most 2 MB (workers/plugins/main.ts), and JSON can make text up to six times longer.
+ */
+const MAX_READ_BYTES = 256 * 1024;
 
 export async function carryOutWorkspaceRequest(files: TWorkspaceFiles, access: TWorkspaceAccess, request: TWorkspaceRequest): Promise<TWorkspaceAnswer> {
   if (access === "none") return { ok: false, error: "This plugin has no access to the workspace." };
@@ -35,7 +39,7 @@ export async function carryOutWorkspaceRequest(files: TWorkspaceFiles, access: T
       }
       case "read": {
         const { relative, text } = await files.readText(request.path);
-        if (text.length > MAX_TEXT_CHARACTERS) return { ok: false, error: `${relative} is too large for a plugin (more than ${MAX_TEXT_CHARACTERS} characters).` };
+        if (Buffer.byteLength(text) > MAX_READ_BYTES) return { ok: false, error: `${relative} is too large for a plugin to read (more than ${MAX_READ_BYTES / 1024} KB).` };
         return { ok: true, value: { path: relative, text } };
       }
       case "write": {
