@@ -51,7 +51,7 @@ export type TPluginState = z.infer<typeof ZPluginState>;
 
 /**
  * What one call may do in the caller's workspace: the manifest's permissions.workspace, except that
- * writing needs a tool whose risk makes the approval policy ask (workspace-access.ts).
+ * writing needs a tool whose risk makes the approval policy ask (plugin-workspace.ts).
  */
 export const WORKSPACE_ACCESS = ["none", "read", "write"] as const;
 export type TWorkspaceAccess = (typeof WORKSPACE_ACCESS)[number];

@@ -86,8 +86,11 @@ function providersFrom(host: PluginHostClient | undefined, states: Map<string, T
     });
 }
 
-/** What the host needs to run this plugin, or the reason it cannot be run. */
-export function pluginSpec(plugin: Plugin): { spec: TPluginSpec } | { error: string } {
+/**
+ * What the host needs to run this plugin, or the reason it cannot be run; with it, the workspace
+ * access its manifest declares (which the app's side of its tools needs).
+ */
+export function pluginSpec(plugin: Plugin): { spec: TPluginSpec; workspace: TWorkspaceAccess } | { error: string } {
   const validated = manifestOf(plugin);
   if (!validated) return { error: plugin.lastError ?? "Its manifest is invalid." };
   if (plugin.source === "UPLOADED" && !plugin.sha256) return { error: "No reviewed version is enabled." };
@@ -108,6 +111,7 @@ export function pluginSpec(plugin: Plugin): { spec: TPluginSpec } | { error: str
   }
   const secrets = Object.fromEntries(manifest.permissions.secrets.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
   return {
+    workspace: manifest.permissions.workspace,
     spec: {
       id: plugin.id,
       directory: plugin.directory,
@@ -162,7 +166,7 @@ async function reconcile(): Promise<TSnapshot> {
       // A failed plugin stays failed until its spec changes (re-enabling it changes nothing else): see enablePlugin.
       if (!current || current.specHash !== specHashOf(built.spec)) state = await host.load(built.spec);
       states.set(plugin.id, state!);
-      workspaces.set(plugin.id, manifestOf(plugin)?.manifest.permissions.workspace ?? "none");
+      workspaces.set(plugin.id, built.workspace);
       await recordState(plugin, state);
     }),
   );
