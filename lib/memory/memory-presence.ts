@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { dbPool } from "@/lib/db/client";
 
 /**
@@ -14,9 +15,8 @@ import { dbPool } from "@/lib/db/client";
 export type TMemoryPresence = { hasMemories: boolean; hasChunks: boolean };
 
 export const PRESENCE_TTL_MS = 30_000;
-const MAX_ENTRIES = 10_000;
 
-const entries = new Map<string, { expiresAt: number; presence: Promise<TMemoryPresence> }>();
+const entries = new LRUCache<string, Promise<TMemoryPresence>>({ max: 10_000, ttl: PRESENCE_TTL_MS });
 
 async function readPresence(userId: string): Promise<TMemoryPresence> {
   const { rows } = await dbPool().query<{ has_memories: boolean; has_chunks: boolean }>(
@@ -27,26 +27,14 @@ async function readPresence(userId: string): Promise<TMemoryPresence> {
   return { hasMemories: rows[0]!.has_memories, hasChunks: rows[0]!.has_chunks };
 }
 
-function prune(now: number) {
-  for (const [userId, entry] of entries) if (entry.expiresAt <= now) entries.delete(userId);
-  // Still full of live entries: drop the oldest (a Map iterates in insertion order).
-  for (const userId of entries.keys()) {
-    if (entries.size < MAX_ENTRIES) break;
-    entries.delete(userId);
-  }
-}
-
 export function memoryPresence(userId: string): Promise<TMemoryPresence> {
-  const now = Date.now();
   const cached = entries.get(userId);
-  if (cached && cached.expiresAt > now) return cached.presence;
-  if (entries.size >= MAX_ENTRIES) prune(now);
+  if (cached) return cached;
   const presence = readPresence(userId);
-  const entry = { expiresAt: now + PRESENCE_TTL_MS, presence };
-  entries.set(userId, entry);
+  entries.set(userId, presence);
   // A failed read is not remembered: the next run asks again.
   presence.catch(() => {
-    if (entries.get(userId) === entry) entries.delete(userId);
+    if (entries.get(userId) === presence) entries.delete(userId);
   });
   return presence;
 }

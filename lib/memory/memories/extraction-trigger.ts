@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { sendEvent } from "@/lib/jobs/send-event";
 import { createLogger } from "@/lib/observability/logger";
 
@@ -13,35 +14,19 @@ const log = createLogger("memory");
 
 export const CONVERSATION_ACTIVE_EVENT = "memory/conversation.active";
 
-const MAX_REMEMBERED = 10_000;
-const signalledAt = new Map<string, number>();
-
-/** True when this process told a job about the session within the last quietMs (the job is still waiting). */
-function recentlySignalled(sessionId: string, quietMs: number, now: number): boolean {
-  const at = signalledAt.get(sessionId);
-  return at !== undefined && now - at < quietMs;
-}
-
-function remember(sessionId: string, now: number, quietMs: number) {
-  if (signalledAt.size >= MAX_REMEMBERED) {
-    for (const [id, at] of signalledAt) if (now - at >= quietMs) signalledAt.delete(id);
-    for (const id of signalledAt.keys()) {
-      if (signalledAt.size < MAX_REMEMBERED) break;
-      signalledAt.delete(id);
-    }
-  }
-  signalledAt.delete(sessionId);
-  signalledAt.set(sessionId, now);
-}
+/** Sessions this process signalled, each remembered for that signal's quiet period. */
+const signalled = new LRUCache<string, true>({ max: 10_000 });
 
 /** Resolves once the signal is sent or skipped; a failure only costs this extraction, and is logged. */
 export async function noteConversationActivity(session: { userId: string; sessionId: string }, quietMs: number): Promise<void> {
   const now = Date.now();
-  if (quietMs > 0 && recentlySignalled(session.sessionId, quietMs, now)) return;
+  // The job is still waiting for a signal sent within the last quietMs (0: every run signals).
+  if (quietMs > 0 && signalled.has(session.sessionId)) return;
   try {
     // Due when the conversation could first be quiet: until then no runner touches it.
     await sendEvent({ name: CONVERSATION_ACTIVE_EVENT, data: session, ts: new Date(now + quietMs) });
-    remember(session.sessionId, now, quietMs);
+    // Remembered until the job falls due, counted from before the send like the event's ts.
+    if (quietMs > 0) signalled.set(session.sessionId, true, { ttl: Math.max(1, now + quietMs - Date.now()) });
   } catch (error) {
     log.warn("could not schedule memory extraction", { sessionId: session.sessionId, error });
   }
