@@ -1,6 +1,7 @@
+import { createUIMessageStreamResponse, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { toolOutputView } from "@/lib/channels/web/tool-output-view";
-import { toUiChunks } from "@/lib/channels/web/ui-stream";
+import { toUiChunks, uiStreamResponse, type TChatChunk } from "@/lib/channels/web/ui-stream";
 import type { TRunEvent } from "@/lib/runs/run-types";
 
 async function collect(events: TRunEvent[]) {
@@ -72,5 +73,33 @@ describe("UI message stream", () => {
     ]);
     expect(chunks.find((chunk) => chunk.type === "data-notice")).toMatchObject({ data: { tone: "warning", kind: "retry" } });
     expect(chunks.filter((chunk) => chunk.type === "data-notice")).toHaveLength(1);
+  });
+
+  it("writes the same bytes and headers as the AI SDK's createUIMessageStreamResponse", async () => {
+    const chunks: TChatChunk[] = [
+      { type: "start" },
+      { type: "start-step" },
+      { type: "text-start", id: "t1" },
+      { type: "text-delta", id: "t1", delta: "Grüße, \"world\" ✓\n" },
+      { type: "text-end", id: "t1" },
+      { type: "data-notice", data: { text: "careful", tone: "warning" } } as TChatChunk,
+      { type: "finish-step" },
+      { type: "finish" },
+    ];
+    async function* source() {
+      yield* chunks;
+    }
+    const ours = uiStreamResponse(source());
+    const theirs = createUIMessageStreamResponse({
+      stream: new ReadableStream<UIMessageChunk>({
+        start(controller) {
+          for (const chunk of chunks) controller.enqueue(chunk as UIMessageChunk);
+          controller.close();
+        },
+      }),
+      headers: { "cache-control": "no-cache, no-transform" },
+    });
+    expect(await ours.text()).toBe(await theirs.text());
+    expect(Object.fromEntries(ours.headers)).toEqual(Object.fromEntries(theirs.headers));
   });
 });

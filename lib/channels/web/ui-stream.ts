@@ -1,4 +1,4 @@
-import { createUIMessageStreamResponse, type UIMessageChunk } from "ai";
+import { UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from "ai";
 import type { TRunEvent } from "@/lib/runs/run-types";
 import type { TChatDataParts, TChatMetadata } from "@/lib/wire/chat";
 import { toolOutputView } from "./tool-output-view";
@@ -108,21 +108,33 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
   yield { type: "finish" };
 }
 
+const encoder = new TextEncoder();
+// no-transform: otherwise the server's gzip buffers the stream and tokens arrive in bursts.
+const STREAM_HEADERS = { ...UI_MESSAGE_STREAM_HEADERS, "cache-control": "no-cache, no-transform" };
+
+/**
+ * The AI SDK's UI message stream as server-sent events, written straight as bytes: the same wire
+ * format as its createUIMessageStreamResponse (`data: <chunk JSON>` per chunk, `data: [DONE]` at
+ * the end, its headers), in one stream instead of three. Each web stream Node builds costs a
+ * transferable object and a promise hop per chunk; with 1,000 chats open that was measurable CPU
+ * (ARCHITECTURE.md, "Under load"). tests/unit/ui-stream.test.ts reads it back with the SDK's parser.
+ */
 export function uiStreamResponse(chunks: AsyncIterable<TChatChunk>): Response {
   const iterator = chunks[Symbol.asyncIterator]();
-  const stream = new ReadableStream<UIMessageChunk>({
+  const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       const next = await iterator.next();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value as UIMessageChunk);
+      if (next.done) {
+        controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+        controller.close();
+      } else controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`));
     },
     async cancel() {
       // The browser went away: stop following. The run itself goes on (lib/runs/start-run.ts).
       await iterator.return?.();
     },
   });
-  // no-transform: otherwise the server's gzip buffers the stream and tokens arrive in bursts.
-  return createUIMessageStreamResponse({ stream, headers: { "cache-control": "no-cache, no-transform" } });
+  return new Response(stream, { headers: STREAM_HEADERS });
 }
 
 /** A reply that is not a model run (slash commands): plain text plus optional data parts. */
