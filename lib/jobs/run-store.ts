@@ -41,10 +41,13 @@ function textList(values: readonly string[]): Prisma.Sql {
 type TClient = Prisma.TransactionClient;
 
 async function lockKeys(tx: TClient, keys: Iterable<string>): Promise<void> {
-  // Sorted, so two transactions that need the same keys take them in the same order (no deadlock).
-  for (const key of [...new Set(keys)].sort()) {
-    await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended(${`xclaw-jobs:${key}`}, 0))`;
-  }
+  // Sorted, so two transactions that need the same keys take them in the same order (no deadlock),
+  // and all in one statement: a batch of events (memory's extraction signals) locks many keys.
+  const sorted = [...new Set(keys)].sort().map((key) => `xclaw-jobs:${key}`);
+  if (!sorted.length) return;
+  await tx.$queryRaw`
+    SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0)))::int AS locked
+    FROM (SELECT k FROM jsonb_array_elements_text(${JSON.stringify(sorted)}::jsonb) WITH ORDINALITY AS t(k, n) ORDER BY n) AS ordered`;
 }
 
 // ---------------------------------------------------------------------------------------------

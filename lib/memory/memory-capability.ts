@@ -2,7 +2,7 @@ import type { TBehaviourConfig } from "@/lib/config/behaviour";
 import type { TTool } from "@/lib/tools/registry";
 import { knowledgeTools } from "./knowledge/knowledge-tools";
 import { noteConversationActivity } from "./memories/extraction-trigger";
-import { getMemorySettings } from "./memories/memory-settings";
+import { getRecentMemorySettings } from "./memories/memory-settings";
 import { memoryTools } from "./memories/memory-tools";
 import { createRecallHook } from "./recall";
 
@@ -22,7 +22,7 @@ type TRunEnded = { userId: string; sessionId: string; sessionTrigger?: string; c
 async function scheduleExtraction(context: TRunEnded) {
   const { extraction } = context.config.memory;
   if (!extraction.enabled || !context.sessionTrigger || !CONVERSATION_TRIGGERS.has(context.sessionTrigger)) return;
-  if (!(await getMemorySettings(context.userId)).autoExtract) return;
+  if (!(await getRecentMemorySettings(context.userId)).autoExtract) return;
   await noteConversationActivity({ userId: context.userId, sessionId: context.sessionId }, extraction.quietMinutes * 60_000);
 }
 

@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import { db } from "@/lib/db/client";
 
 /** A user's memory switches; no row means the defaults. */
@@ -8,5 +9,22 @@ export async function getMemorySettings(userId: string): Promise<{ autoExtract: 
 
 export async function setMemorySettings(userId: string, settings: { autoExtract: boolean }): Promise<{ autoExtract: boolean }> {
   const row = await db().memorySettings.upsert({ where: { userId }, create: { userId, autoExtract: settings.autoExtract }, update: { autoExtract: settings.autoExtract } });
+  recentSettings.delete(userId);
   return { autoExtract: row.autoExtract };
+}
+
+/**
+ * The settings as this process read them in the last minute, for the signal sent after every run
+ * (memory-capability.ts): a round trip per run saved. Changes made here are seen at once; a change
+ * made in another process can at worst schedule one extraction that then does nothing, because the
+ * extraction itself reads the settings again (extraction.ts).
+ */
+const recentSettings = new LRUCache<string, { autoExtract: boolean }>({ max: 10_000, ttl: 60_000 });
+
+export async function getRecentMemorySettings(userId: string): Promise<{ autoExtract: boolean }> {
+  const cached = recentSettings.get(userId);
+  if (cached) return cached;
+  const settings = await getMemorySettings(userId);
+  recentSettings.set(userId, settings);
+  return settings;
 }
