@@ -3,6 +3,7 @@ import { db } from "@/lib/db/client";
 import { newSession, sendChat } from "../support/chat";
 import { createUser } from "../support/http";
 import { waitForRun, waitUntil } from "../support/jobs";
+import { noteConversationActivity } from "@/lib/memory/memories/extraction-trigger";
 import { setUpMemoryTestServices, writeMemoryTestConfig } from "../support/memory";
 
 /**
@@ -51,5 +52,20 @@ describe("memory extraction after a quiet period", () => {
     // Quiet is counted from the second run (an ordering bound: a slow machine only makes it later).
     expect(extractedAt).toBeGreaterThanOrEqual(secondEndedAt + QUIET_MS - 500);
     expect(await signalled()).toBe(1);
+  });
+
+  it("sends the signals of runs that end together as one batch: one job per session, created in one transaction", async () => {
+    const { cookie, user } = await createUser();
+    const userId = user.id;
+    const sessions = [await newSession(cookie), await newSession(cookie), await newSession(cookie)];
+    const before = Date.now();
+    await Promise.all(sessions.map((sessionId) => noteConversationActivity({ userId, sessionId }, QUIET_MS)));
+    // Signalled again within the quiet period: nothing more is sent.
+    await noteConversationActivity({ userId, sessionId: sessions[0]! }, QUIET_MS);
+    const jobs = await db().jobRun.findMany({ where: { jobId: "memory.extract", data: { path: ["userId"], equals: userId } } });
+    expect(jobs.map((job) => (job.data as { sessionId: string }).sessionId).sort()).toEqual([...sessions].sort());
+    // One statement's clock: the rows were written together.
+    expect(new Set(jobs.map((job) => job.createdAt.getTime())).size).toBe(1);
+    for (const job of jobs) expect(job.runAt.getTime()).toBeGreaterThanOrEqual(before + QUIET_MS - 1_000);
   });
 });
