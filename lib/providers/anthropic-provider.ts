@@ -1,6 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
-import type { MessageParam, TextBlockParam, ImageBlockParam, Tool, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import type { ImageBlockParam, MessageParam, RawMessageStreamEvent, TextBlockParam, Tool, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { serverFetch } from "@/lib/net/server-fetch";
+import { jsonBody, toolPartEncoder } from "./json-body";
 import type { TContentPart, TMessage, TModelEvent, TModelRequest, TProvider } from "./types";
 
 /**
@@ -59,6 +60,8 @@ export function toAnthropicMessages(messages: TMessage[]): MessageParam[] {
   return out;
 }
 
+const encodeTool = toolPartEncoder((tool): Tool => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema as Tool["input_schema"] }));
+
 export class AnthropicProvider implements TProvider {
   readonly name = "anthropic" as const;
   readonly model: string;
@@ -75,22 +78,20 @@ export class AnthropicProvider implements TProvider {
   }
 
   async *stream(request: TModelRequest): AsyncIterable<TModelEvent> {
-    const tools: Tool[] = request.tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      input_schema: tool.inputSchema as Tool["input_schema"],
-    }));
-    const stream = await this.client.messages.create(
-      {
-        model: this.model,
-        max_tokens: request.maxOutputTokens ?? this.maxOutputTokens,
-        system: [{ type: "text", text: request.system, cache_control: { type: "ephemeral" } }],
-        messages: toAnthropicMessages(request.messages),
-        ...(tools.length ? { tools } : {}),
-        stream: true,
-      },
-      { signal: request.signal },
-    );
+    const params = {
+      model: this.model,
+      max_tokens: request.maxOutputTokens ?? this.maxOutputTokens,
+      system: [{ type: "text", text: request.system, cache_control: { type: "ephemeral" } }],
+      messages: toAnthropicMessages(request.messages),
+      stream: true,
+    };
+    // The SDK's own call (what messages.create does), with a body built from shared parts (json-body.ts).
+    const stream = (await this.client.post("/v1/messages", {
+      body: jsonBody(params, "tools", request.tools.map(encodeTool)),
+      headers: { "content-type": "application/json" },
+      stream: true,
+      signal: request.signal,
+    })) as unknown as AsyncIterable<RawMessageStreamEvent>;
     const blocks = new Map<number, { id: string; name: string; json: string }>();
     let inputTokens = 0;
     let outputTokens = 0;

@@ -1,6 +1,7 @@
 import OpenAI from "openai";
-import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { serverFetch } from "@/lib/net/server-fetch";
+import { jsonBody, toolPartEncoder } from "./json-body";
 import type { TContentPart, TMessage, TModelEvent, TModelRequest, TProvider, TToolCall } from "./types";
 
 /**
@@ -58,6 +59,10 @@ export function toOpenAiMessages(system: string, messages: TMessage[]): ChatComp
   return out;
 }
 
+const encodeTool = toolPartEncoder(
+  (tool): ChatCompletionTool => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }),
+);
+
 function parseArguments(text: string): unknown {
   if (!text.trim()) return {};
   try {
@@ -86,21 +91,21 @@ export class OpenAiProvider implements TProvider {
   }
 
   async *stream(request: TModelRequest): AsyncIterable<TModelEvent> {
-    const tools: ChatCompletionTool[] =
-      this.toolCalling === "native"
-        ? request.tools.map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }))
-        : [];
-    const stream = await this.client.chat.completions.create(
-      {
-        model: this.model,
-        messages: toOpenAiMessages(request.system, request.messages),
-        stream: true,
-        stream_options: { include_usage: true },
-        max_tokens: request.maxOutputTokens ?? this.maxOutputTokens,
-        ...(tools.length ? { tools } : {}),
-      },
-      { signal: request.signal },
-    );
+    const params = {
+      model: this.model,
+      messages: toOpenAiMessages(request.system, request.messages),
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: request.maxOutputTokens ?? this.maxOutputTokens,
+    };
+    const tools = this.toolCalling === "native" ? request.tools.map(encodeTool) : [];
+    // The SDK's own call (what chat.completions.create does), with a body built from shared parts (json-body.ts).
+    const stream = (await this.client.post("/chat/completions", {
+      body: jsonBody(params, "tools", tools),
+      headers: { "content-type": "application/json" },
+      stream: true,
+      signal: request.signal,
+    })) as unknown as AsyncIterable<ChatCompletionChunk>;
     const pending = new Map<number, { id: string; name: string; arguments: string }>();
     let finish: TModelEvent & { type: "finish" } = { type: "finish", reason: "stop" };
     for await (const chunk of stream) {
