@@ -54,6 +54,20 @@ function treeRssKb(pid: number): number {
   return total;
 }
 
+/** Asks the app's Next.js server for a heap snapshot (it must run with --heapsnapshot-signal=SIGUSR2). */
+function snapshotServer(pid: number): void {
+  const server = descendants(pid).find((id) => {
+    try {
+      const command = readFileSync(`/proc/${id}/cmdline`, "utf8");
+      // next start names its process "next-server (vX)", which replaces its command line.
+      return command.includes("next/dist/bin/next") || command.startsWith("next-server");
+    } catch {
+      return false;
+    }
+  });
+  if (server) process.kill(server, "SIGUSR2");
+}
+
 type TOutcome = { status: "finished" | "refused" | "failed"; ttftMs?: number; detail?: string };
 
 /** One chat over plain HTTP (no client-side pool limits): status, time to the first text delta. */
@@ -122,21 +136,19 @@ try {
     const idleKb = treeRssKb(app.pid);
     let peakKb = idleKb;
     const sampler = setInterval(() => (peakKb = Math.max(peakKb, treeRssKb(app.pid))), 100);
+    if (process.env.BENCH_HEAP_SNAPSHOT === "idle") {
+      snapshotServer(app.pid);
+      await new Promise((resolve) => setTimeout(resolve, 60_000));
+    }
     await scriptModel(level);
     const burstStarted = Date.now();
     const pending = Promise.all(sessions.map((session) => chat(app.url, session.token, session.id)));
     // BENCH_HEAP_SNAPSHOT=1 (with XCLAW_NEXT_NODE_ARGS=--heapsnapshot-signal=SIGUSR2): a heap
-    // snapshot of the server while every stream is open and waiting for the model.
-    if (process.env.BENCH_HEAP_SNAPSHOT) {
-      await new Promise((resolve) => setTimeout(resolve, MODEL_WAIT_MS - 500));
-      const server = descendants(app.pid).find((id) => {
-        try {
-          return readFileSync(`/proc/${id}/cmdline`, "utf8").includes("next/dist/bin/next");
-        } catch {
-          return false;
-        }
-      });
-      if (server) process.kill(server, "SIGUSR2");
+    // snapshot of the server while streams are open and waiting for the model, once half the chats
+    // wait on it (on a slow machine the first have answered by then); =idle: one just before the burst.
+    if (process.env.BENCH_HEAP_SNAPSHOT === "1") {
+      while ((await modelRequestTimes()).length < level / 2) await new Promise((resolve) => setTimeout(resolve, 100));
+      snapshotServer(app.pid);
     }
     const outcomes = await pending;
     clearInterval(sampler);
