@@ -1,7 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { ImageBlockParam, MessageParam, RawMessageStreamEvent, TextBlockParam, Tool, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { serverFetch } from "@/lib/net/server-fetch";
-import { jsonBody, toolPartEncoder } from "./json-body";
+import { jsonBody, toolListEncoder } from "./json-body";
 import type { TContentPart, TMessage, TModelEvent, TModelRequest, TProvider } from "./types";
 
 /**
@@ -60,7 +60,7 @@ export function toAnthropicMessages(messages: TMessage[]): MessageParam[] {
   return out;
 }
 
-const encodeTool = toolPartEncoder((tool): Tool => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema as Tool["input_schema"] }));
+const encodeTools = toolListEncoder((tool): Tool => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema as Tool["input_schema"] }));
 
 export class AnthropicProvider implements TProvider {
   readonly name = "anthropic" as const;
@@ -87,7 +87,7 @@ export class AnthropicProvider implements TProvider {
     };
     // The SDK's own call (what messages.create does), with a body built from shared parts (json-body.ts).
     const stream = (await this.client.post("/v1/messages", {
-      body: jsonBody(params, "tools", request.tools.map(encodeTool)),
+      body: jsonBody(params, "tools", request.tools.length ? encodeTools(request.tools) : undefined),
       headers: { "content-type": "application/json" },
       stream: true,
       signal: request.signal,

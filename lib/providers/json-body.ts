@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { TToolDefinition } from "./types";
 
 /**
@@ -8,36 +9,31 @@ import type { TToolDefinition } from "./types";
  * So each waiting chat held a 40 KB string, nearly all of it the same tool definitions. A byte
  * buffer would not help: fetch copies a buffer body before sending it.
  *
- * Here the body is a Blob: each tool's part is serialized once per definition (the registry hands
- * out the same definition objects run after run), and a Blob made of other Blobs refers to their
- * bytes instead of copying them. A waiting request holds its own parameters and messages, and
- * shares the tools with every other request. fetch sends a Blob with its Content-Length.
+ * Here the body is a Blob in two parts: the request's own parameters and messages, and the tool
+ * list, serialized once per set of tool definitions (the registry hands out the same definition
+ * objects run after run) and shared by every request that offers the same tools: a Blob made of
+ * other Blobs refers to their bytes instead of copying them. fetch sends a Blob with its
+ * Content-Length, one write per part, so the parts are few.
  */
-const COMMA = new Blob([","]);
-const CLOSE = new Blob(["]}"]);
+type TToolList = { tools: readonly TToolDefinition[]; json: Blob };
 
-/** Serializes each tool's part of a request once, for as long as its definition is in use. */
-export function toolPartEncoder(encode: (tool: TToolDefinition) => unknown): (tool: TToolDefinition) => Blob {
-  const parts = new WeakMap<TToolDefinition, Blob>();
-  return (tool) => {
-    let part = parts.get(tool);
-    if (!part) {
-      part = new Blob([JSON.stringify(encode(tool))]);
-      parts.set(tool, part);
-    }
-    return part;
+/** Serializes a run's tool list once per set of definitions; `encode` is one tool's part of the request. */
+export function toolListEncoder(encode: (tool: TToolDefinition) => unknown): (tools: readonly TToolDefinition[]) => Blob {
+  const lists = new LRUCache<string, TToolList>({ max: 200 });
+  return (tools) => {
+    const key = tools.map((tool) => tool.name).join(",");
+    const cached = lists.get(key);
+    // The same names are not enough: a plugin update or a changed skill brings new definitions.
+    if (cached && cached.tools.length === tools.length && cached.tools.every((tool, index) => tool === tools[index])) return cached.json;
+    const json = new Blob([JSON.stringify(tools.map(encode))]);
+    lists.set(key, { tools: [...tools], json });
+    return json;
   };
 }
 
-/** `params` as JSON, with `key` set to the array of the already serialized `parts` when there are any. */
-export function jsonBody(params: Record<string, unknown>, key: string, parts: readonly Blob[]): Blob {
+/** `params` as JSON, with `key` set to the already serialized tool list when there is one. */
+export function jsonBody(params: Record<string, unknown>, key: string, tools: Blob | undefined): Blob {
   const head = JSON.stringify(params);
-  if (!parts.length) return new Blob([head]);
-  const pieces: (Blob | string)[] = [`${head.slice(0, -1)}${head === "{}" ? "" : ","}${JSON.stringify(key)}:[`];
-  parts.forEach((part, index) => {
-    if (index) pieces.push(COMMA);
-    pieces.push(part);
-  });
-  pieces.push(CLOSE);
-  return new Blob(pieces);
+  if (!tools) return new Blob([head]);
+  return new Blob([`${head.slice(0, -1)}${head === "{}" ? "" : ","}${JSON.stringify(key)}:`, tools, "}"]);
 }

@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { serverFetch } from "@/lib/net/server-fetch";
-import { jsonBody, toolPartEncoder } from "./json-body";
+import { jsonBody, toolListEncoder } from "./json-body";
 import type { TContentPart, TMessage, TModelEvent, TModelRequest, TProvider, TToolCall } from "./types";
 
 /**
@@ -59,7 +59,7 @@ export function toOpenAiMessages(system: string, messages: TMessage[]): ChatComp
   return out;
 }
 
-const encodeTool = toolPartEncoder(
+const encodeTools = toolListEncoder(
   (tool): ChatCompletionTool => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }),
 );
 
@@ -98,7 +98,7 @@ export class OpenAiProvider implements TProvider {
       stream_options: { include_usage: true },
       max_tokens: request.maxOutputTokens ?? this.maxOutputTokens,
     };
-    const tools = this.toolCalling === "native" ? request.tools.map(encodeTool) : [];
+    const tools = this.toolCalling === "native" && request.tools.length ? encodeTools(request.tools) : undefined;
     // The SDK's own call (what chat.completions.create does), with a body built from shared parts (json-body.ts).
     const stream = (await this.client.post("/chat/completions", {
       body: jsonBody(params, "tools", tools),
