@@ -83,6 +83,11 @@ export type TEnqueueResult = {
   skippedJobIds: string[];
   /** RUNNING runs asked to stop by a singleton "cancel"; their workers are told after commit. */
   cancelRequested: string[];
+  /**
+   * Whether a created run is due at once. Runs of delayed events are not: runners are not woken
+   * for them (no NOTIFY, no claim that finds nothing), and polling starts them once due.
+   */
+  dueNow?: boolean;
 };
 
 function runRows(runs: readonly TNewRun[]): string {
@@ -194,7 +199,8 @@ export async function enqueueEventsInTransaction(tx: TClient, events: readonly T
   }
   await insertRuns(tx, runs);
   result.runIds = runs.map((run) => run.id);
-  if (runs.length || result.cancelRequested.length) await notify(tx, result.cancelRequested);
+  result.dueNow = runs.some(isDueNow);
+  if (result.dueNow || result.cancelRequested.length) await notify(tx, result.cancelRequested);
   return result;
 }
 
@@ -208,9 +214,13 @@ async function notify(tx: TClient, cancelled: readonly string[] = []): Promise<v
   for (const id of cancelled) await tx.$queryRaw`SELECT 1 AS sent FROM pg_notify(${JOBS_CHANNEL}, ${`cancel:${id}`})`;
 }
 
+function isDueNow(run: TNewRun): boolean {
+  return !run.delayMs;
+}
+
 /** After a commit: wake the runners of this process (other processes got the NOTIFY). */
-export function announceEnqueued(result: Pick<TEnqueueResult, "runIds" | "cancelRequested">): void {
-  if (result.runIds.length) announceWork();
+export function announceEnqueued(result: Pick<TEnqueueResult, "runIds" | "cancelRequested" | "dueNow">): void {
+  if (result.runIds.length && result.dueNow !== false) announceWork();
   for (const id of result.cancelRequested) announceCancel(id);
 }
 
@@ -229,6 +239,7 @@ export async function enqueueEvents(events: readonly TEventToEnqueue[]): Promise
 async function enqueuePlainEvents(events: readonly TEventToEnqueue[]): Promise<TEnqueueResult> {
   const unique = [...new Map(events.map((event) => [event.id, event])).values()];
   const runs = unique.flatMap((event) => event.runs);
+  const dueNow = runs.some(isDueNow);
   const rows = await db().$queryRaw<{ fresh: string[] | null; created: number }[]>`
     WITH fresh AS (
       INSERT INTO "job_events" ("id", "name", "receivedAt")
@@ -241,7 +252,7 @@ async function enqueuePlainEvents(events: readonly TEventToEnqueue[]): Promise<T
       SELECT ${runValues()} FROM ${runRecordset(runRows(runs))} WHERE x."eventId" IN (SELECT "id" FROM fresh)
       RETURNING "id"
     ), sent AS (
-      SELECT pg_notify(${JOBS_CHANNEL}, 'work') FROM created LIMIT 1
+      SELECT pg_notify(${JOBS_CHANNEL}, 'work') FROM created WHERE ${dueNow} LIMIT 1
     )
     SELECT (SELECT array_agg("id") FROM fresh) AS "fresh", (SELECT count(*)::int FROM created) + (SELECT count(*)::int * 0 FROM sent) AS "created"`;
   const fresh = new Set(rows[0]?.fresh ?? []);
@@ -250,6 +261,7 @@ async function enqueuePlainEvents(events: readonly TEventToEnqueue[]): Promise<T
     duplicateEventIds: events.filter((event) => !fresh.has(event.id)).map((event) => event.id),
     skippedJobIds: [],
     cancelRequested: [],
+    dueNow,
   };
 }
 
