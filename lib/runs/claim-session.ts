@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { rawQuery, sql } from "@/lib/db/raw-query";
 import { withDatabaseRetry } from "@/lib/db/retry";
 import { storableJsonText, storableText } from "@/lib/db/storable";
 import { RUNNER_ID, leaseUntil } from "./run-lease";
@@ -48,7 +49,7 @@ export async function claimIdleSession(options: {
   const written = options.withModelStep ? 2 : 1;
   const rows = await withDatabaseRetry(
     "claim a session",
-    () => db().$queryRaw<{ id: string; seq: number; modelStepId: string | null; previousStepId: string | null; allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown; model: string | null; sessionTrigger: string }[]>`
+    () => rawQuery<{ id: string; seq: number; modelStepId: string | null; previousStepId: string | null; allowedTools: string[]; allowedOrigins: string[]; runProfile: unknown; model: string | null; sessionTrigger: string }>(sql`
     WITH claimed AS (
       UPDATE "chat_sessions"
       SET "status" = 'RUNNING', "statusReason" = NULL, "runnerId" = ${RUNNER_ID}, "leaseExpiresAt" = ${leaseUntil()},
@@ -72,7 +73,7 @@ export async function claimIdleSession(options: {
            (SELECT i."id" FROM inserted i WHERE i."seq" = claimed.seq + 1) AS "modelStepId",
            (SELECT p."id" FROM "steps" p WHERE p."sessionId" = ${session.id}::uuid AND p."seq" = claimed.seq - 1) AS "previousStepId",
            claimed."allowedTools", claimed."allowedOrigins", claimed."runProfile", claimed."model", claimed."sessionTrigger"
-    FROM claimed`,
+    FROM claimed`),
   );
   const row = rows[0];
   if (!row) return undefined;

@@ -9,6 +9,7 @@ import type { TRunSettings } from "@/lib/capabilities/tool-provider";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import type { Step } from "@/lib/db/generated/client";
+import { rawQuery, sql } from "@/lib/db/raw-query";
 import { withDatabaseRetry } from "@/lib/db/retry";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
@@ -249,11 +250,12 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
         await recorder.closeUnusedModelStep(outcome.status === "stopped" ? STOP_REASONS[outcome.reason] : outcome.status === "failed" ? outcome.error : "not called");
         const note = outcome.status === "stopped" ? STOP_NOTES[outcome.reason] : undefined;
         if (note) await recordStep({ sessionId: session.id, userId: session.userId, type: "SYSTEM_NOTE", name: "stop", status: "COMPLETED", input: { text: note, tone: "warning" } });
+        const { status, statusReason } = finalState(outcome, limits);
         await withDatabaseRetry("record the end of a run", () =>
-          db().chatSession.updateMany({
-            where: { id: session.id, runId },
-            data: { ...finalState(outcome, limits), runnerId: null, leaseExpiresAt: null, stopRequestedAt: null },
-          }),
+          rawQuery(sql`
+            UPDATE "chat_sessions" SET "status" = ${status}::"ChatSessionStatus", "statusReason" = ${statusReason}::text, "runnerId" = NULL,
+                   "leaseExpiresAt" = NULL, "stopRequestedAt" = NULL, "updatedAt" = ${new Date()}::timestamp
+            WHERE "id" = ${session.id}::uuid AND "runId" = ${runId}::uuid`),
         );
       } catch (error) {
         log.error("could not record the end of a run", { sessionId: session.id, error });

@@ -1,5 +1,6 @@
 import { db } from "@/lib/db/client";
 import type { Prisma, Step, StepType } from "@/lib/db/generated/client";
+import { rawQuery, sql } from "@/lib/db/raw-query";
 import { withDatabaseRetry } from "@/lib/db/retry";
 import { storableJson, storableJsonText, storableText } from "@/lib/db/storable";
 import { AppError } from "@/lib/errors";
@@ -128,14 +129,14 @@ export async function finishModelStep(options: {
   try {
     await withDatabaseRetry(
       "finish a model step",
-      () => db().$executeRaw`
+      () => rawQuery(sql`
       WITH finished AS (
         UPDATE "steps" SET "status" = 'COMPLETED', "output" = ${storableJsonText(options.output)}::jsonb, "inputTokens" = ${options.inputTokens}::int,
-               "outputTokens" = ${options.outputTokens}::int, "provider" = ${options.provider}, "model" = ${options.model}, "endedAt" = ${endedAt}
+               "outputTokens" = ${options.outputTokens}::int, "provider" = ${options.provider}::text, "model" = ${options.model}::text, "endedAt" = ${endedAt}::timestamp
         WHERE "id" = ${options.stepId}::uuid RETURNING "sessionId"
       )
-      UPDATE "chat_sessions" SET "lastProvider" = ${options.provider}, "lastModel" = ${options.model}
-      WHERE "id" = (SELECT "sessionId" FROM finished) AND ("lastProvider" IS DISTINCT FROM ${options.provider} OR "lastModel" IS DISTINCT FROM ${options.model})`,
+      UPDATE "chat_sessions" SET "lastProvider" = ${options.provider}::text, "lastModel" = ${options.model}::text
+      WHERE "id" = (SELECT "sessionId" FROM finished) AND ("lastProvider" IS DISTINCT FROM ${options.provider}::text OR "lastModel" IS DISTINCT FROM ${options.model}::text)`),
     );
   } catch (error) {
     log.error("could not store a model step's result", { stepId: options.stepId, error });
