@@ -14,7 +14,8 @@ import { createLogger } from "@/lib/observability/logger";
  * transaction for all of them. A signal is a few statements (the event, the singleton's lock and
  * check, the run, the notify); under load (bench/concurrency: every chat a new session) sent one by
  * one they were most of a chat's database round trips. The event is due a quiet period later, so
- * the batch's short wait changes nothing a person could notice.
+ * the batch's short wait changes nothing a person could notice. A process stopped within that wait
+ * loses the batch; the session's next run signals again.
  */
 const log = createLogger("memory");
 
