@@ -79,3 +79,39 @@ export async function* followLocalRun(run: TLocalRun, signal?: AbortSignal): Asy
     });
   }
 }
+
+/**
+ * Hands a local run's events to `onEvents` as they are published (first those already published),
+ * until the run ends or `signal` aborts, when `done` is true; returns a function that stops it.
+ * The web channel streams a run this way: pushed, events published in one turn of the event loop
+ * reach the browser as one write, and an open stream waits on nothing (an async iterator per layer
+ * held a suspended frame and a promise per event for every open chat).
+ */
+export function watchLocalRun(run: TLocalRun, onEvents: (events: TRunEvent[], done: boolean) => void, signal?: AbortSignal): () => void {
+  let index = 0;
+  let scheduled = false;
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+    run.listeners.delete(schedule);
+    signal?.removeEventListener("abort", schedule);
+  };
+  const drain = () => {
+    scheduled = false;
+    if (stopped) return;
+    const events = run.events.slice(index);
+    index = run.events.length;
+    const done = run.done || !!signal?.aborted;
+    if (done) stop();
+    if (events.length || done) onEvents(events, done);
+  };
+  function schedule() {
+    if (scheduled) return;
+    scheduled = true;
+    queueMicrotask(drain);
+  }
+  run.listeners.add(schedule);
+  signal?.addEventListener("abort", schedule, { once: true });
+  schedule();
+  return stop;
+}

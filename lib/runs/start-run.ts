@@ -25,7 +25,7 @@ import type { TChildRunRequest, TChildRunResult, ToolRegistry } from "@/lib/tool
 import { claimIdleSession, claimPausedForDecision, claimPausedForMessage, runningRunsOf, type TClaim } from "./claim-session";
 import { runEventBus } from "./event-bus";
 import { recallHistory, rememberHistory } from "./history-cache";
-import { createLocalRun, endLocalRun, followLocalRun, localRunCount, localRunOf, publishLocal, type TLocalRun } from "./local-runs";
+import { createLocalRun, endLocalRun, followLocalRun, localRunCount, localRunOf, publishLocal, type TLocalRun, watchLocalRun } from "./local-runs";
 import { ensureHeartbeat, markInterruptedIfStale } from "./run-lease";
 import { createRunRecorder, type TRunRecorder } from "./run-recorder";
 import type { TRunEvent, TRunInput, TRunLimits, TSessionRef, TStartRunOptions } from "./run-types";
@@ -193,6 +193,8 @@ export type TStartedRun = {
   sessionId: string;
   /** Follows this run's events from its first one, even if it has already ended meanwhile. */
   follow: (signal?: AbortSignal) => AsyncIterable<TRunEvent>;
+  /** The same events pushed in batches (local-runs.ts, watchLocalRun); returns a function that stops. */
+  watch: (onEvents: (events: TRunEvent[], done: boolean) => void, signal?: AbortSignal) => () => void;
 };
 
 export async function startRun(options: TStartRunOptions): Promise<TStartedRun> {
@@ -269,7 +271,7 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
     endLocalRun(run);
     return outcome;
   })();
-  return { runId, sessionId: session.id, follow: (signal) => followLocalRun(run, signal) };
+  return { runId, sessionId: session.id, follow: (signal) => followLocalRun(run, signal), watch: (onEvents, signal) => watchLocalRun(run, onEvents, signal) };
 }
 
 /**

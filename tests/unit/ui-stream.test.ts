@@ -1,7 +1,8 @@
 import { createUIMessageStreamResponse, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { toolOutputView } from "@/lib/channels/web/tool-output-view";
-import { toUiChunks, uiStreamResponse, type TChatChunk } from "@/lib/channels/web/ui-stream";
+import { runStreamResponse, toUiChunks, uiStreamResponse, type TChatChunk } from "@/lib/channels/web/ui-stream";
+import { createLocalRun, endLocalRun, followLocalRun, publishLocal, watchLocalRun } from "@/lib/runs/local-runs";
 import type { TRunEvent } from "@/lib/runs/run-types";
 
 async function collect(events: TRunEvent[]) {
@@ -101,5 +102,44 @@ describe("UI message stream", () => {
     });
     expect(await ours.text()).toBe(await theirs.text());
     expect(Object.fromEntries(ours.headers)).toEqual(Object.fromEntries(theirs.headers));
+  });
+
+  it("streams a run by push with the same bytes as following it, published across turns of the event loop", async () => {
+    const events: TRunEvent[] = [
+      { type: "model-start", stepId: "m", stepKey: "s0002" } as TRunEvent,
+      { type: "text-delta", text: "Hel" },
+      { type: "text-delta", text: "lo" },
+      { type: "tool-start", stepId: "t", stepKey: "s0003", call: { id: "c1", name: "calculator", arguments: { expression: "1+1" } } },
+      { type: "tool-end", stepId: "t", stepKey: "s0003", callId: "c1", content: [{ type: "text", text: "2" }], isError: false, durationMs: 3 },
+      { type: "run-end", outcome: { status: "failed", error: "boom" } } as TRunEvent,
+    ];
+    const run = createLocalRun({ id: "r1", sessionId: `s-${Math.random()}`, userId: "u", controller: new AbortController() });
+    const pushed = runStreamResponse((onEvents) => watchLocalRun(run, onEvents));
+    const text = pushed.text();
+    publishLocal(run, events[0]!);
+    for (const event of events.slice(1)) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      publishLocal(run, event);
+    }
+    endLocalRun(run);
+    const followed = await uiStreamResponse(toUiChunks(followLocalRun(run))).text();
+    expect(await text).toBe(followed);
+    expect(followed).toContain('"type":"error","errorText":"boom"');
+    expect(followed.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  it("stops watching when asked to, and ends the stream when the signal aborts", async () => {
+    const run = createLocalRun({ id: "r2", sessionId: `s-${Math.random()}`, userId: "u", controller: new AbortController() });
+    const leaving = new AbortController();
+    const response = runStreamResponse((onEvents) => watchLocalRun(run, onEvents, leaving.signal));
+    publishLocal(run, { type: "text-delta", text: "partial" });
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    leaving.abort();
+    const text = await response.text();
+    expect(text).toContain('"delta":"partial"');
+    expect(text.endsWith('data: {"type":"finish"}\n\ndata: [DONE]\n\n')).toBe(true);
+    // Nothing listens any more: the run itself goes on without this follower.
+    expect(run.listeners.size).toBe(0);
+    endLocalRun(run);
   });
 });

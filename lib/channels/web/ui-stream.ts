@@ -14,101 +14,125 @@ function data<Name extends keyof TChatDataParts>(name: Name, value: TChatDataPar
   return { type: `data-${name}`, data: value, ...extra } as TChatChunk;
 }
 
-export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterable<TChatChunk> {
+/**
+ * The run events → UI chunks mapping, one event at a time: `start()` opens the message, `map()`
+ * turns each event into its chunks, `end()` closes it. Kept as a mapper, not a generator, so a
+ * pushed stream (runStreamResponse) needs no async iterator per event.
+ */
+export function uiChunkMapper() {
   let textId: string | undefined;
   // useChat refuses (and ends the stream with an error) a tool result whose call it has not seen.
   const announcedCalls = new Set<string>();
   let counter = 0;
-  const closeText = function* (): Generator<TChatChunk> {
-    if (textId) yield { type: "text-end", id: textId };
+  const closeText = (out: TChatChunk[]) => {
+    if (textId) out.push({ type: "text-end", id: textId });
     textId = undefined;
   };
-  yield { type: "start" };
-  for await (const event of events) {
+  const map = (event: TRunEvent): TChatChunk[] => {
+    const out: TChatChunk[] = [];
     switch (event.type) {
       case "run-start":
-        yield data("run", { runId: event.runId, userStep: event.userStep ?? null }, { transient: true });
+        out.push(data("run", { runId: event.runId, userStep: event.userStep ?? null }, { transient: true }));
         break;
       case "model-start":
-        yield* closeText();
-        yield { type: "start-step" };
-        yield data("step", { key: event.stepKey, kind: "model_call" });
+        closeText(out);
+        out.push({ type: "start-step" }, data("step", { key: event.stepKey, kind: "model_call" }));
         break;
       case "attempt":
-        yield { type: "message-metadata", messageMetadata: { provider: event.provider, model: event.model } };
+        out.push({ type: "message-metadata", messageMetadata: { provider: event.provider, model: event.model } });
         break;
       case "attempt-failed":
-        yield data("notice", { text: `${event.provider} (${event.model}) failed: ${event.error}${event.willRetry ? " — retrying" : " — trying the next provider"}`, tone: "warning", kind: "retry" });
+        out.push(data("notice", { text: `${event.provider} (${event.model}) failed: ${event.error}${event.willRetry ? " — retrying" : " — trying the next provider"}`, tone: "warning", kind: "retry" }));
         break;
       case "text-delta":
         if (!textId) {
           textId = `text-${++counter}`;
-          yield { type: "text-start", id: textId };
+          out.push({ type: "text-start", id: textId });
         }
-        yield { type: "text-delta", id: textId, delta: event.text };
+        out.push({ type: "text-delta", id: textId, delta: event.text });
         break;
       case "text-discard":
         if (textId) {
           const discarded = textId;
-          yield* closeText();
-          yield data("text-discard", { textId: discarded });
+          closeText(out);
+          out.push(data("text-discard", { textId: discarded }));
         }
         break;
       case "model-end":
-        yield* closeText();
-        yield { type: "message-metadata", messageMetadata: { provider: event.provider, model: event.model, usage: event.usage } };
-        yield { type: "finish-step" };
+        closeText(out);
+        out.push({ type: "message-metadata", messageMetadata: { provider: event.provider, model: event.model, usage: event.usage } }, { type: "finish-step" });
         break;
       case "tool-start":
-        yield* closeText();
+        closeText(out);
         announcedCalls.add(event.call.id);
-        yield { type: "tool-input-available", toolCallId: event.call.id, toolName: event.call.name, input: event.call.arguments ?? {}, dynamic: true };
+        out.push({ type: "tool-input-available", toolCallId: event.call.id, toolName: event.call.name, input: event.call.arguments ?? {}, dynamic: true });
         break;
       case "tool-progress":
-        yield data(
-          "progress",
-          { toolCallId: event.callId, text: event.progress.text, fraction: event.progress.fraction, ...(event.progress.detail === undefined ? {} : { detail: event.progress.detail }) },
-          { id: `progress-${event.callId}` },
+        out.push(
+          data(
+            "progress",
+            { toolCallId: event.callId, text: event.progress.text, fraction: event.progress.fraction, ...(event.progress.detail === undefined ? {} : { detail: event.progress.detail }) },
+            { id: `progress-${event.callId}` },
+          ),
         );
         break;
       case "tool-end":
         if (!announcedCalls.has(event.callId)) break;
-        yield {
+        out.push({
           type: "tool-output-available",
           toolCallId: event.callId,
           output: toolOutputView({ content: event.content, isError: event.isError, durationMs: event.durationMs, stepKey: event.stepKey }),
           dynamic: true,
-        };
-        break;
-      case "approval-request":
-        yield data("approval", {
-          approvalId: event.approvalId,
-          toolCallId: event.call.id,
-          toolName: event.call.name,
-          risk: event.risk,
-          preview: event.preview,
-          status: "pending",
-          reason: null,
-          expiresAt: event.expiresAt,
         });
         break;
+      case "approval-request":
+        out.push(
+          data("approval", {
+            approvalId: event.approvalId,
+            toolCallId: event.call.id,
+            toolName: event.call.name,
+            risk: event.risk,
+            preview: event.preview,
+            status: "pending",
+            reason: null,
+            expiresAt: event.expiresAt,
+          }),
+        );
+        break;
       case "notice":
-        yield* closeText();
-        yield data("notice", { text: event.text, tone: event.tone });
+        closeText(out);
+        out.push(data("notice", { text: event.text, tone: event.tone }));
         break;
       case "run-end":
-        yield* closeText();
-        if (event.outcome.status === "failed") yield { type: "error", errorText: event.outcome.error };
-        if (event.outcome.status === "stopped") yield data("notice", { text: event.outcome.reason === "user" ? "Stopped by the user." : `Stopped: ${event.outcome.reason === "timeout" ? "the run reached its time limit" : "the run was ended"}.`, tone: "warning" });
+        closeText(out);
+        if (event.outcome.status === "failed") out.push({ type: "error", errorText: event.outcome.error });
+        if (event.outcome.status === "stopped") out.push(data("notice", { text: event.outcome.reason === "user" ? "Stopped by the user." : `Stopped: ${event.outcome.reason === "timeout" ? "the run reached its time limit" : "the run was ended"}.`, tone: "warning" }));
         // A pause says nothing here: the approval card is the one place that says what is waited for.
         break;
     }
-  }
-  yield* closeText();
-  yield { type: "finish" };
+    return out;
+  };
+  return {
+    start: (): TChatChunk[] => [{ type: "start" }],
+    map,
+    end: (): TChatChunk[] => {
+      const out: TChatChunk[] = [];
+      closeText(out);
+      out.push({ type: "finish" });
+      return out;
+    },
+  };
+}
+
+export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterable<TChatChunk> {
+  const mapper = uiChunkMapper();
+  yield* mapper.start();
+  for await (const event of events) yield* mapper.map(event);
+  yield* mapper.end();
 }
 
 const encoder = new TextEncoder();
+const sse = (chunk: TChatChunk) => `data: ${JSON.stringify(chunk)}\n\n`;
 // no-transform: otherwise the server's gzip buffers the stream and tokens arrive in bursts.
 const STREAM_HEADERS = { ...UI_MESSAGE_STREAM_HEADERS, "cache-control": "no-cache, no-transform" };
 
@@ -127,11 +151,37 @@ export function uiStreamResponse(chunks: AsyncIterable<TChatChunk>): Response {
       if (next.done) {
         controller.enqueue(encoder.encode("data: [DONE]\n\n"));
         controller.close();
-      } else controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`));
+      } else controller.enqueue(encoder.encode(sse(next.value)));
     },
     async cancel() {
       // The browser went away: stop following. The run itself goes on (lib/runs/start-run.ts).
       await iterator.return?.();
+    },
+  });
+  return new Response(stream, { headers: STREAM_HEADERS });
+}
+
+/**
+ * A run streamed by push (lib/runs/local-runs.ts, watchLocalRun): the same bytes as
+ * uiStreamResponse(toUiChunks(follow())), with the events of one turn of the event loop written at
+ * once and nothing waiting per event. Leaving (the browser goes away) stops watching; the run goes on.
+ */
+export function runStreamResponse(watch: (onEvents: (events: TRunEvent[], done: boolean) => void) => () => void): Response {
+  const mapper = uiChunkMapper();
+  let stop: (() => void) | undefined;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode(mapper.start().map(sse).join("")));
+      stop = watch((events, done) => {
+        let text = "";
+        for (const event of events) for (const chunk of mapper.map(event)) text += sse(chunk);
+        if (done) text += `${mapper.end().map(sse).join("")}data: [DONE]\n\n`;
+        if (text) controller.enqueue(encoder.encode(text));
+        if (done) controller.close();
+      });
+    },
+    cancel() {
+      stop?.();
     },
   });
   return new Response(stream, { headers: STREAM_HEADERS });

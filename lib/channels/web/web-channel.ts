@@ -1,7 +1,7 @@
 import type { TMessageResult } from "@/lib/runs/message-result";
 import type { TRunEvent } from "@/lib/runs/run-types";
 import { toolOutputView } from "./tool-output-view";
-import { dataChunk, textReply, toUiChunks, uiStreamResponse, type TChatChunk } from "./ui-stream";
+import { dataChunk, runStreamResponse, textReply, toUiChunks, uiStreamResponse, type TChatChunk } from "./ui-stream";
 
 /**
  * The web channel: a neutral message result (lib/runs/message-result.ts) or a followed run becomes
@@ -29,6 +29,7 @@ export function messageResultChunks(result: TMessageResult, signal?: AbortSignal
 }
 
 export function messageResultResponse(result: TMessageResult, signal?: AbortSignal): Response {
+  if (result.kind === "run") return runStreamResponse((onEvents) => result.run.watch(onEvents, signal));
   return uiStreamResponse(messageResultChunks(result, signal));
 }
 
