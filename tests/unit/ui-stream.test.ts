@@ -142,4 +142,17 @@ describe("UI message stream", () => {
     expect(run.listeners.size).toBe(0);
     endLocalRun(run);
   });
+
+  it("stops watching when the browser goes away, and the run's later events go nowhere", async () => {
+    const run = createLocalRun({ id: "r3", sessionId: `s-${Math.random()}`, userId: "u", controller: new AbortController() });
+    const response = runStreamResponse((onEvents) => watchLocalRun(run, onEvents));
+    const reader = response.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    expect(run.listeners.size).toBe(0);
+    publishLocal(run, { type: "text-delta", text: "after" });
+    endLocalRun(run);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(run.events).toHaveLength(1);
+  });
 });

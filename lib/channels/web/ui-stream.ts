@@ -176,8 +176,13 @@ export function runStreamResponse(watch: (onEvents: (events: TRunEvent[], done: 
         let text = "";
         for (const event of events) for (const chunk of mapper.map(event)) text += sse(chunk);
         if (done) text += `${mapper.end().map(sse).join("")}data: [DONE]\n\n`;
-        if (text) controller.enqueue(encoder.encode(text));
-        if (done) controller.close();
+        try {
+          if (text) controller.enqueue(encoder.encode(text));
+          if (done) controller.close();
+        } catch {
+          // The response was torn down without cancel() (the connection died mid-write): stop.
+          stop?.();
+        }
       });
     },
     cancel() {
