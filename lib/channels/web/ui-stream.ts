@@ -133,6 +133,7 @@ export async function* toUiChunks(events: AsyncIterable<TRunEvent>): AsyncIterab
 
 const encoder = new TextEncoder();
 const sse = (chunk: TChatChunk) => `data: ${JSON.stringify(chunk)}\n\n`;
+const DONE = "data: [DONE]\n\n";
 // no-transform: otherwise the server's gzip buffers the stream and tokens arrive in bursts.
 const STREAM_HEADERS = { ...UI_MESSAGE_STREAM_HEADERS, "cache-control": "no-cache, no-transform" };
 
@@ -141,7 +142,7 @@ const STREAM_HEADERS = { ...UI_MESSAGE_STREAM_HEADERS, "cache-control": "no-cach
  * format as its createUIMessageStreamResponse (`data: <chunk JSON>` per chunk, `data: [DONE]` at
  * the end, its headers), in one stream instead of three. Each web stream Node builds costs a
  * transferable object and a promise hop per chunk; with 1,000 chats open that was measurable CPU
- * (ARCHITECTURE.md, "Under load"). tests/unit/ui-stream.test.ts reads it back with the SDK's parser.
+ * (ARCHITECTURE.md, "Under load"). tests/unit/ui-stream.test.ts compares its bytes and headers with the SDK's.
  */
 export function uiStreamResponse(chunks: AsyncIterable<TChatChunk>): Response {
   const iterator = chunks[Symbol.asyncIterator]();
@@ -149,7 +150,7 @@ export function uiStreamResponse(chunks: AsyncIterable<TChatChunk>): Response {
     async pull(controller) {
       const next = await iterator.next();
       if (next.done) {
-        controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+        controller.enqueue(encoder.encode(DONE));
         controller.close();
       } else controller.enqueue(encoder.encode(sse(next.value)));
     },
@@ -175,7 +176,7 @@ export function runStreamResponse(watch: (onEvents: (events: TRunEvent[], done: 
       stop = watch((events, done) => {
         let text = "";
         for (const event of events) for (const chunk of mapper.map(event)) text += sse(chunk);
-        if (done) text += `${mapper.end().map(sse).join("")}data: [DONE]\n\n`;
+        if (done) text += mapper.end().map(sse).join("") + DONE;
         try {
           if (text) controller.enqueue(encoder.encode(text));
           if (done) controller.close();

@@ -22,15 +22,11 @@ async function* toolReply(result: TMessageResult & { kind: "reply" }): AsyncIter
   yield { type: "finish" };
 }
 
-export function messageResultChunks(result: TMessageResult, signal?: AbortSignal): AsyncIterable<TChatChunk> {
-  if (result.kind === "run") return toUiChunks(result.run.follow(signal));
-  if (result.toolCall) return toolReply(result);
-  return textReply(result.text, result.action ? [dataChunk("session", result.action)] : []);
-}
-
+/** A run started by the message is pushed (runStreamResponse); anything else is a short reply. */
 export function messageResultResponse(result: TMessageResult, signal?: AbortSignal): Response {
   if (result.kind === "run") return runStreamResponse((onEvents) => result.run.watch(onEvents, signal));
-  return uiStreamResponse(messageResultChunks(result, signal));
+  if (result.toolCall) return uiStreamResponse(toolReply(result));
+  return uiStreamResponse(textReply(result.text, result.action ? [dataChunk("session", result.action)] : []));
 }
 
 export function runEventsResponse(events: AsyncIterable<TRunEvent>): Response {
