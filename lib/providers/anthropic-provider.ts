@@ -1,5 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
-import type { ImageBlockParam, MessageParam, RawMessageStreamEvent, TextBlockParam, Tool, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import type { ImageBlockParam, MessageCreateParamsStreaming, MessageParam, RawMessageStreamEvent, TextBlockParam, Tool, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { serverFetch } from "@/lib/net/server-fetch";
 import { jsonBody, toolListEncoder } from "./json-body";
 import type { TContentPart, TMessage, TModelEvent, TModelRequest, TProvider } from "./types";
@@ -78,7 +78,8 @@ export class AnthropicProvider implements TProvider {
   }
 
   async *stream(request: TModelRequest): AsyncIterable<TModelEvent> {
-    const params = {
+    // Typed as the SDK's own parameters, so the fields are still checked; the tools come from the shared list (json-body.ts).
+    const params: Omit<MessageCreateParamsStreaming, "tools"> = {
       model: this.model,
       max_tokens: request.maxOutputTokens ?? this.maxOutputTokens,
       system: [{ type: "text", text: request.system, cache_control: { type: "ephemeral" } }],

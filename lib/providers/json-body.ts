@@ -32,7 +32,7 @@ export function toolListEncoder(encode: (tool: TToolDefinition) => unknown): (to
 }
 
 /** `params` as JSON, with `key` set to the already serialized tool list when there is one. */
-export function jsonBody(params: Record<string, unknown>, key: string, tools: Blob | undefined): Blob {
+export function jsonBody(params: object, key: string, tools: Blob | undefined): Blob {
   const head = JSON.stringify(params);
   if (!tools) return new Blob([head]);
   return new Blob([`${head.slice(0, -1)}${head === "{}" ? "" : ","}${JSON.stringify(key)}:`, tools, "}"]);

@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { serverFetch } from "@/lib/net/server-fetch";
 import { jsonBody, toolListEncoder } from "./json-body";
 import type { TContentPart, TMessage, TModelEvent, TModelRequest, TProvider, TToolCall } from "./types";
@@ -91,7 +91,8 @@ export class OpenAiProvider implements TProvider {
   }
 
   async *stream(request: TModelRequest): AsyncIterable<TModelEvent> {
-    const params = {
+    // Typed as the SDK's own parameters, so the fields are still checked; the tools come from the shared list (json-body.ts).
+    const params: Omit<ChatCompletionCreateParamsStreaming, "tools"> = {
       model: this.model,
       messages: toOpenAiMessages(request.system, request.messages),
       stream: true,
