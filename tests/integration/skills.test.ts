@@ -1,13 +1,14 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as listAdminSkills, POST as uploadSkill } from "@/app/api/admin/skills/route";
 import { GET as getAdminSkill, PATCH as patchSkill } from "@/app/api/admin/skills/[name]/route";
 import { GET as listSkills, POST as savePersonal } from "@/app/api/skills/route";
 import { DELETE as deletePersonal } from "@/app/api/skills/[name]/route";
 import { db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/runs/start-run";
+import { forgetSkillListings, listSkillsForUser } from "@/lib/skills/skill-store";
 import { workspaceRoot } from "@/lib/sandbox/runtime";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { clearProviderEnvironment, newSession, sendChat, useFakeProvider } from "../support/chat";
@@ -217,5 +218,27 @@ describe("skills", () => {
     const clash = await call(savePersonal, "/api/skills", { cookie: alice.cookie, body: { name: "sysinfo", description: "x", body: "y" } });
     expect(clash.status).toBe(409);
     expect((await call(deletePersonal, "/api/skills/my-tone", { method: "DELETE", cookie: alice.cookie, params: { name: "my-tone" } })).status).toBe(204);
+  });
+
+  it("reads the shared catalog once for everyone, each person's own part once, and both again after a change", async () => {
+    const people = [await createUser(), await createUser({ role: "ADMIN" }), await createUser()];
+    await listSkillsForUser(people[0]!.user.id);
+    forgetSkillListings();
+    const catalogReads = vi.spyOn(db().skill, "findMany");
+    const personalReads = vi.spyOn(db().userSkill, "findMany");
+    try {
+      const listings = await Promise.all(people.map((person) => listSkillsForUser(person.user.id)));
+      expect(listings[0]!.some((skill) => skill.name === "sysinfo")).toBe(true);
+      for (const person of people) await listSkillsForUser(person.user.id);
+      expect(catalogReads).toHaveBeenCalledTimes(1);
+      expect(personalReads).toHaveBeenCalledTimes(3);
+      forgetSkillListings();
+      await listSkillsForUser(people[1]!.user.id);
+      expect(catalogReads).toHaveBeenCalledTimes(2);
+      expect(personalReads).toHaveBeenCalledTimes(4);
+    } finally {
+      catalogReads.mockRestore();
+      personalReads.mockRestore();
+    }
   });
 });
