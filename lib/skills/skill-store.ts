@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { LRUCache } from "lru-cache";
 import { verifyBundleFolder } from "@/lib/bundles/bundle-hash";
 import { db } from "@/lib/db/client";
 import type { Prisma, Skill } from "@/lib/db/generated/client";
@@ -108,47 +109,41 @@ async function pluginNames() {
  */
 const LISTING_TTL_MS = 5_000;
 type TCatalog = { skills: Skill[]; enabledPlugins: Map<string, string>; allPlugins: Map<string, string> };
-type TCached<T> = { at: number; value: Promise<T> };
-const globalListings = globalThis as unknown as { xclawSkillListings?: Map<string, TCached<TSkillListing[]>>; xclawSkillCatalog?: { current?: TCached<TCatalog> } };
-const listingCache = (globalListings.xclawSkillListings ??= new Map());
-const catalogCache = (globalListings.xclawSkillCatalog ??= {});
+const globalCaches = globalThis as unknown as {
+  xclawSkillCaches?: { listings: LRUCache<string, Promise<TSkillListing[]>>; catalog: LRUCache<"catalog", Promise<TCatalog>> };
+};
+const { listings: listingCache, catalog: catalogCache } = (globalCaches.xclawSkillCaches ??= {
+  listings: new LRUCache({ max: 10_000, ttl: LISTING_TTL_MS }),
+  catalog: new LRUCache({ max: 1, ttl: LISTING_TTL_MS }),
+});
 
 export function forgetSkillListings(): void {
   listingCache.clear();
-  catalogCache.current = undefined;
+  catalogCache.clear();
 }
 
-/** Remembers a read for LISTING_TTL_MS; a failed read is forgotten at once, so the next caller asks again. */
-function remembered<T>(read: () => Promise<T>, get: () => TCached<T> | undefined, set: (entry: TCached<T> | undefined) => void): Promise<T> {
-  const cached = get();
-  if (cached && Date.now() - cached.at < LISTING_TTL_MS) return cached.value;
-  const entry = { at: Date.now(), value: read() };
-  set(entry);
-  entry.value.catch(() => {
-    if (get() === entry) set(undefined);
+/** The remembered read of `key`, or a new one; a failed read is not remembered, so the next caller asks again. */
+function remembered<TKey extends string, TValue>(cache: LRUCache<TKey, Promise<TValue>>, key: TKey, read: () => Promise<TValue>): Promise<TValue> {
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const value = read();
+  cache.set(key, value);
+  value.catch(() => {
+    if (cache.get(key) === value) cache.delete(key);
   });
-  return entry.value;
+  return value;
 }
 
 function globalCatalog(): Promise<TCatalog> {
-  return remembered(
-    async () => {
-      await syncBundledSkills();
-      const [skills, plugins] = await Promise.all([db().skill.findMany({ where: { enabled: true }, orderBy: { name: "asc" } }), pluginNames()]);
-      return { skills, enabledPlugins: plugins.enabled, allPlugins: plugins.all };
-    },
-    () => catalogCache.current,
-    (entry) => (catalogCache.current = entry),
-  );
+  return remembered(catalogCache, "catalog", async () => {
+    await syncBundledSkills();
+    const [skills, plugins] = await Promise.all([db().skill.findMany({ where: { enabled: true }, orderBy: { name: "asc" } }), pluginNames()]);
+    return { skills, enabledPlugins: plugins.enabled, allPlugins: plugins.all };
+  });
 }
 
 export function listSkillsForUser(userId: string): Promise<TSkillListing[]> {
-  if (listingCache.size > 10_000) listingCache.clear();
-  return remembered(
-    () => readSkillsForUser(userId),
-    () => listingCache.get(userId),
-    (entry) => (entry ? listingCache.set(userId, entry) : listingCache.delete(userId)),
-  );
+  return remembered(listingCache, userId, () => readSkillsForUser(userId));
 }
 
 async function readSkillsForUser(userId: string): Promise<TSkillListing[]> {
