@@ -16,7 +16,10 @@ export type TMemoryPresence = { hasMemories: boolean; hasChunks: boolean };
 
 export const PRESENCE_TTL_MS = 30_000;
 
-const entries = new LRUCache<string, Promise<TMemoryPresence>>({ max: 10_000, ttl: PRESENCE_TTL_MS });
+// One cache per process, not per module graph: a chat run (started by the Node route, in the
+// instrumentation graph) must see the forgetting done by a route handler (lib/http/server-hook.ts).
+const shared = globalThis as unknown as { xclawMemoryPresence?: LRUCache<string, Promise<TMemoryPresence>> };
+const entries = (shared.xclawMemoryPresence ??= new LRUCache<string, Promise<TMemoryPresence>>({ max: 10_000, ttl: PRESENCE_TTL_MS }));
 
 async function readPresence(userId: string): Promise<TMemoryPresence> {
   const { rows } = await dbPool().query<{ has_memories: boolean; has_chunks: boolean }>(

@@ -17,9 +17,12 @@ export async function setMemorySettings(userId: string, settings: { autoExtract:
  * The settings as this process read them in the last minute, for the signal sent after every run
  * (memory-capability.ts): a round trip per run saved. Changes made here are seen at once; a change
  * made in another process can at worst schedule one extraction that then does nothing, because the
- * extraction itself reads the settings again (extraction.ts).
+ * extraction itself reads the settings again (extraction.ts). One cache for the process's module
+ * graphs, like memory-presence.ts: chat runs started by the Node route (lib/http/server-hook.ts)
+ * see a change made on the settings page at once.
  */
-const recentSettings = new LRUCache<string, { autoExtract: boolean }>({ max: 10_000, ttl: 60_000 });
+const shared = globalThis as unknown as { xclawRecentMemorySettings?: LRUCache<string, { autoExtract: boolean }> };
+const recentSettings = (shared.xclawRecentMemorySettings ??= new LRUCache<string, { autoExtract: boolean }>({ max: 10_000, ttl: 60_000 }));
 
 export async function getRecentMemorySettings(userId: string): Promise<{ autoExtract: boolean }> {
   const cached = recentSettings.get(userId);
