@@ -1,17 +1,25 @@
+import type { TNodeRoute } from "./lib/http/server-hook";
+
 /**
  * Next.js calls register() once in every server process before it serves requests (`next dev` and
  * `next start` alike, never during `next build`). Node.js modules are imported inside, so the edge
  * runtime never sees them.
  * - Each request is stamped with its real TCP peer address, so rate limits cannot be dodged with a
- *   forged X-Forwarded-For (lib/auth/client-ip.ts explains the mechanism).
+ *   forged X-Forwarded-For (lib/auth/client-ip.ts explains the mechanism), and in production the
+ *   chat route is answered before Next.js (lib/http/server-hook.ts).
  * - With jobs.runner: local, each process runs the embedded job runner; processes share the work
  *   through the database.
  * - The enabled plugins are started in the plugin host.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { installPeerAddressHook } = await import("./lib/auth/client-ip");
-  installPeerAddressHook();
+  const { installServerHook } = await import("./lib/http/server-hook");
+  const { stampPeerAddress } = await import("./lib/auth/client-ip");
+  // A production server answers POST /api/chat before Next.js (lib/http/server-hook.ts says why);
+  // development keeps the route handler, which reloads when its code changes.
+  const routes: Record<string, TNodeRoute> = {};
+  if (process.env.NODE_ENV === "production") routes["POST /api/chat"] = (await import("./lib/channels/web/serve-chat")).serveChat;
+  installServerHook({ prepare: stampPeerAddress, routes });
   const { startAppJobRunner } = await import("./lib/job-catalog/start-runner");
   await startAppJobRunner();
   // Plugins: the host (started by the launcher) is told which plugins to run; not awaited, so a

@@ -1,6 +1,5 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import http, { type IncomingMessage } from "node:http";
-import https from "node:https";
+import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import { createLogger } from "@/lib/observability/logger";
 
@@ -10,10 +9,11 @@ import { createLogger } from "@/lib/observability/logger";
  * Forwarding headers (`X-Forwarded-For`, `X-Real-IP`, `X-Forwarded-Host`/`-Proto`) are written by
  * whoever sends the request, and Next.js only fills them in when they are missing, so on their own
  * they prove nothing. The address that cannot be forged is the TCP peer of the socket, which a
- * route handler never sees. `installPeerAddressHook()` (run from instrumentation.ts, inside the
- * Next.js server process) stamps it on every incoming request as `x-xclaw-peer-address`, together
- * with a per-process secret so a client cannot send that header itself, and, when no proxy is
- * trusted, removes the client's forwarding headers before Next.js reads them.
+ * route handler never sees. `stampPeerAddress()` (run by lib/http/server-hook.ts, which
+ * instrumentation.ts installs inside the Next.js server process) stamps it on every incoming
+ * request as `x-xclaw-peer-address`, together with a per-process secret so a client cannot send
+ * that header itself, and, when no proxy is trusted, removes the client's forwarding headers before
+ * Next.js reads them.
  *
  * - XCLAW_TRUSTED_PROXIES unset or 0: the socket address; forwarding headers are ignored.
  * - N trusted proxies: the N-th `X-Forwarded-For` entry from the right (each proxy appends the
@@ -22,7 +22,6 @@ import { createLogger } from "@/lib/observability/logger";
 export const PEER_ADDRESS_HEADER = "x-xclaw-peer-address";
 const FORWARDING_HEADERS = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-real-ip", "forwarded"];
 const SECRET_KEY = Symbol.for("xclaw.peerAddressSecret");
-const HOOK_KEY = Symbol.for("xclaw.peerAddressHook");
 
 const log = createLogger("http");
 
@@ -97,7 +96,8 @@ export function clientIp(headers: THeaderSource): string | undefined {
   return address;
 }
 
-function stampPeerAddress(request: IncomingMessage): void {
+/** Runs on every request and upgrade before any listener sees it (lib/http/server-hook.ts). */
+export function stampPeerAddress(request: IncomingMessage): void {
   const address = request.socket?.remoteAddress;
   if (address) request.headers[PEER_ADDRESS_HEADER] = peerAddressHeaderValue(address);
   else delete request.headers[PEER_ADDRESS_HEADER];
@@ -108,23 +108,5 @@ function stampPeerAddress(request: IncomingMessage): void {
   } else if (!request.headers["x-forwarded-for"] && typeof request.headers["x-real-ip"] === "string") {
     // Otherwise Next.js would fill x-forwarded-for with the proxy's own address.
     request.headers["x-forwarded-for"] = request.headers["x-real-ip"];
-  }
-}
-
-/**
- * Wraps `emit` of Node's HTTP(S) servers so every "request" is stamped before any listener (the
- * Next.js request handler) sees it. Idempotent. Requests that arrived before the hook was installed
- * (the first moments of start-up) carry no genuine stamp and count as "address unknown".
- */
-export function installPeerAddressHook(): void {
-  const store = globalThis as { [HOOK_KEY]?: boolean };
-  if (store[HOOK_KEY]) return;
-  store[HOOK_KEY] = true;
-  for (const Server of [http.Server, https.Server]) {
-    const original = Server.prototype.emit;
-    Server.prototype.emit = function emit(this: http.Server, event: string | symbol, ...args: unknown[]) {
-      if (event === "request" || event === "upgrade") stampPeerAddress(args[0] as IncomingMessage);
-      return original.apply(this, [event, ...args] as Parameters<typeof original>);
-    } as typeof original;
   }
 }

@@ -49,3 +49,12 @@ export function newNonce(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return btoa(String.fromCharCode(...bytes));
 }
+
+/**
+ * What next.config.ts sends with every API answer, for the routes a production server answers
+ * before Next.js (lib/http/server-hook.ts): the headers above plus the deny-all policy.
+ */
+export const API_RESPONSE_HEADERS: Record<string, string> = {
+  ...Object.fromEntries(SECURITY_HEADERS.map((header) => [header.key.toLowerCase(), header.value])),
+  "content-security-policy": API_CONTENT_SECURITY_POLICY,
+};

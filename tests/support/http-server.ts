@@ -1,13 +1,14 @@
 import http, { type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
-import { installPeerAddressHook } from "@/lib/auth/client-ip";
+import { stampPeerAddress } from "@/lib/auth/client-ip";
+import { installServerHook } from "@/lib/http/server-hook";
 
 /**
  * A real HTTP server in front of real route handlers, for behaviour that only exists on the wire:
  * client addresses (tests connect from 127.0.0.2, 127.0.0.3, … with `localAddress`), bodies that
  * arrive slowly or never, headers a client forges. Between the socket and the handler it does what
- * `next start` does and nothing more: the peer-address hook from instrumentation.ts runs on every
+ * `next start` does and nothing more: the server hook from instrumentation.ts (peer address) runs on every
  * request, forwarding headers are filled in only when missing (Next's base-server.ts), and the
  * Request gets the IncomingMessage itself as its streaming body (Next's NextRequestAdapter).
  */
@@ -35,7 +36,7 @@ function match(pattern: string, path: string): Record<string, string | string[]>
 }
 
 export async function serveRoutes(routes: TRoutes): Promise<{ port: number; close: () => Promise<void> }> {
-  installPeerAddressHook();
+  installServerHook({ prepare: stampPeerAddress });
   const server = http.createServer(async (incoming, outgoing) => {
     try {
       const socket = incoming.socket;

@@ -135,7 +135,7 @@ const encoder = new TextEncoder();
 const sse = (chunk: TChatChunk) => `data: ${JSON.stringify(chunk)}\n\n`;
 const DONE = "data: [DONE]\n\n";
 // no-transform: otherwise the server's gzip buffers the stream and tokens arrive in bursts.
-const STREAM_HEADERS = { ...UI_MESSAGE_STREAM_HEADERS, "cache-control": "no-cache, no-transform" };
+export const STREAM_HEADERS: Record<string, string> = { ...UI_MESSAGE_STREAM_HEADERS, "cache-control": "no-cache, no-transform" };
 
 /**
  * The AI SDK's UI message stream as server-sent events, written straight as bytes: the same wire
@@ -162,29 +162,44 @@ export function uiStreamResponse(chunks: AsyncIterable<TChatChunk>): Response {
   return new Response(stream, { headers: STREAM_HEADERS });
 }
 
+/** Where a pushed run's server-sent events go: a web stream's controller, or a Node response. */
+export type TSseSink = { write(text: string): void; close(): void };
+
 /**
- * A run streamed by push (lib/runs/local-runs.ts, watchLocalRun): the same bytes as
- * uiStreamResponse(toUiChunks(follow())), with the events of one turn of the event loop written at
- * once and nothing waiting per event. Leaving (the browser goes away) stops watching; the run goes on.
+ * Pushes a run's events to `sink` as the UI message stream's server-sent events (the same bytes as
+ * uiStreamResponse(toUiChunks(follow()))): the events of one turn of the event loop in one write,
+ * nothing waiting per event. Returns a function that stops watching; the run itself goes on.
  */
-export function runStreamResponse(watch: (onEvents: (events: TRunEvent[], done: boolean) => void) => () => void): Response {
+export function pushRunEvents(watch: TRunWatch, sink: TSseSink): () => void {
   const mapper = uiChunkMapper();
+  sink.write(mapper.start().map(sse).join(""));
+  // Called back no earlier than the next microtask (watchLocalRun), so `stop` is set by then.
+  const stop: () => void = watch((events, done) => {
+    let text = "";
+    for (const event of events) for (const chunk of mapper.map(event)) text += sse(chunk);
+    if (done) text += mapper.end().map(sse).join("") + DONE;
+    try {
+      if (text) sink.write(text);
+      if (done) sink.close();
+    } catch {
+      // The response was torn down without cancel() (the connection died mid-write): stop.
+      stop();
+    }
+  });
+  return stop;
+}
+
+export type TRunWatch = (onEvents: (events: TRunEvent[], done: boolean) => void) => () => void;
+
+/**
+ * A run streamed by push (lib/runs/local-runs.ts, watchLocalRun) as a web Response. Leaving (the
+ * browser goes away) stops watching; the run goes on.
+ */
+export function runStreamResponse(watch: TRunWatch): Response {
   let stop: (() => void) | undefined;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(encoder.encode(mapper.start().map(sse).join("")));
-      stop = watch((events, done) => {
-        let text = "";
-        for (const event of events) for (const chunk of mapper.map(event)) text += sse(chunk);
-        if (done) text += mapper.end().map(sse).join("") + DONE;
-        try {
-          if (text) controller.enqueue(encoder.encode(text));
-          if (done) controller.close();
-        } catch {
-          // The response was torn down without cancel() (the connection died mid-write): stop.
-          stop?.();
-        }
-      });
+      stop = pushRunEvents(watch, { write: (text) => controller.enqueue(encoder.encode(text)), close: () => controller.close() });
     },
     cancel() {
       stop?.();
