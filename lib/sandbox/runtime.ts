@@ -62,7 +62,7 @@ export function createSandboxRuntime(config: TBehaviourConfig, overrides: { e2b?
     }
     const sandbox =
       overrides.e2b ??
-      new E2bSandbox({ template: config.sandbox.e2b.template, idleMs: config.sandbox.e2b.idleMinutes * 60_000, maxOutputBytes: config.sandbox.maxOutputBytes });
+      processE2bSandbox({ template: config.sandbox.e2b.template, idleMs: config.sandbox.e2b.idleMinutes * 60_000, maxOutputBytes: config.sandbox.maxOutputBytes });
     return {
       mode: "e2b",
       sandbox,
@@ -118,6 +118,20 @@ export function localWorkspace(userId: string, config = getBehaviourConfig()): W
   const runtime = sandboxRuntime(config);
   const owner: TWorkspaceOwner | undefined = process.getuid?.() === 0 ? { uid: config.sandbox.runAsUid, gid: config.sandbox.runAsGid } : undefined;
   return new Workspace(workspaceRoot(userId), runtime.limits, { owner });
+}
+
+/**
+ * One E2B client per process and setting, whichever module graph asks: it keeps each session's
+ * remote sandbox, and a session's run may start in the instrumentation graph (the chat's Node
+ * route, jobs) and resume in a route handler's (an approval), which must find the same sandbox.
+ */
+function processE2bSandbox(options: { template: string; idleMs: number; maxOutputBytes: number }): E2bSandbox {
+  const shared = globalThis as unknown as { xclawE2bSandboxes?: Map<string, E2bSandbox> };
+  const sandboxes = (shared.xclawE2bSandboxes ??= new Map());
+  const key = JSON.stringify(options);
+  let sandbox = sandboxes.get(key);
+  if (!sandbox) sandboxes.set(key, (sandbox = new E2bSandbox(options)));
+  return sandbox;
 }
 
 let cached: { config: TBehaviourConfig; runtime: TSandboxRuntime } | undefined;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parseBehaviourConfig } from "@/lib/config/behaviour";
 import { E2bSandbox, REMOTE_WORKDIR, type TRemoteSandbox, type TRemoteSandboxFactory } from "@/lib/sandbox/e2b-sandbox";
 import { createSandboxRuntime } from "@/lib/sandbox/runtime";
@@ -117,6 +117,25 @@ describe("E2B sandbox mode", () => {
     expect(runtime.mode).toBe("none");
     expect(runtime.reason).toMatch(/E2B_API_KEY/);
     expect(defaultToolRegistry(runtime, config).get("shell")).toBeUndefined();
+  });
+
+  it("gives every module graph of the process the same E2B client, so a session finds its sandbox from either", async () => {
+    // Next.js loads instrumentation (the chat's Node route, jobs) and route handlers (an approval
+    // that resumes the run) as separate module graphs: each has its own copy of runtime.ts.
+    process.env.E2B_API_KEY = "e2b-test-key";
+    try {
+      const first = createSandboxRuntime(config);
+      vi.resetModules();
+      const other = await import("@/lib/sandbox/runtime");
+      const second = other.createSandboxRuntime(parseBehaviourConfig("sandbox:\n  mode: e2b\n"));
+      expect(first.mode).toBe("e2b");
+      expect(second.sandbox).toBe(first.sandbox);
+      // A different setting is a different client.
+      const shorter = other.createSandboxRuntime(parseBehaviourConfig("sandbox:\n  mode: e2b\n  e2b:\n    idleMinutes: 1\n"));
+      expect(shorter.sandbox).not.toBe(first.sandbox);
+    } finally {
+      delete process.env.E2B_API_KEY;
+    }
   });
 
   it("registers no shell tool in mode none", () => {
