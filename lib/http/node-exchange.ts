@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
 import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { API_RESPONSE_HEADERS } from "./security-headers";
 
 /**
@@ -46,8 +47,10 @@ export async function sendWebResponse(outgoing: ServerResponse, response: Respon
     outgoing.end();
     return;
   }
-  const body = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream);
-  // A client that leaves mid-answer ends the body's stream (and with it what feeds it).
-  outgoing.on("close", () => body.destroy());
-  body.pipe(outgoing);
+  try {
+    await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), outgoing);
+  } catch {
+    // The client left mid-answer, or the body failed: pipeline has closed both ends, and a status
+    // already sent cannot be changed.
+  }
 }

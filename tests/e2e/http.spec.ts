@@ -10,6 +10,20 @@ test("@database health reports the database and pgvector", async ({ request }) =
   expect(await response.json()).toMatchObject({ status: "ok", database: { kind: process.env.E2E_DATABASE, vector: true } });
 });
 
+test("the production server answers POST /api/chat itself, with the API headers, and leaves other methods to Next.js", async ({ request }) => {
+  // Next.js marks every app route's answer with Vary: rsc, …; the Node route (lib/http/server-hook.ts) does not.
+  const chat = await request.post("/api/chat", { data: { sessionId: crypto.randomUUID(), text: "hi" } });
+  expect(chat.status()).toBe(401);
+  expect((await chat.json()).error.code).toBe("unauthorized");
+  expect(chat.headers()["vary"] ?? "").not.toMatch(/rsc/i);
+  expect(chat.headers()["content-security-policy"]).toBe("default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+  expect(chat.headers()["x-content-type-options"]).toBe("nosniff");
+  expect(chat.headers()["x-request-id"]).toBeTruthy();
+  const other = await request.get("/api/chat");
+  expect(other.status()).toBe(405);
+  expect(other.headers()["vary"]).toMatch(/rsc/i);
+});
+
 test("a forged x-middleware-subrequest header does not get past authentication", async ({ request }) => {
   for (const path of ["/api/me", "/api/tokens", "/api/admin/users"]) {
     const response = await request.get(path, { headers: { "x-middleware-subrequest": "middleware:middleware:middleware:middleware:middleware" } });
