@@ -50,6 +50,20 @@ async function lockKeys(tx: TClient, keys: Iterable<string>): Promise<void> {
     FROM (SELECT k FROM jsonb_array_elements_text(${JSON.stringify(sorted)}::jsonb) WITH ORDINALITY AS t(k, n) ORDER BY n) AS ordered`;
 }
 
+/**
+ * For a transaction that already holds row locks (a claim): takes what it can of the keys' locks
+ * without waiting, and says which it got. Waiting here could deadlock with an enqueue, which holds
+ * a key's lock while it updates that key's rows; a run whose key is busy is claimed on a later pass.
+ */
+async function tryLockKeys(tx: TClient, keys: Iterable<string>): Promise<Set<string>> {
+  const unique = [...new Set(keys)];
+  if (!unique.length) return new Set();
+  const rows = await tx.$queryRaw<{ key: string }[]>`
+    SELECT k AS "key" FROM jsonb_array_elements_text(${JSON.stringify(unique)}::jsonb) AS t(k)
+    WHERE pg_try_advisory_xact_lock(hashtextextended('xclaw-jobs:' || k, 0))`;
+  return new Set(rows.map((row) => row.key));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Enqueueing
 
@@ -378,9 +392,11 @@ async function claimKeyedRuns(owner: string, limit: number, leaseMs: number): Pr
       FOR UPDATE OF r SKIP LOCKED`;
     if (!candidates.length) return [];
     // The prefilter above read a snapshot; the count under the key's lock is the one that decides.
+    // The rows are locked already, so the keys' locks are only tried (tryLockKeys says why).
     const concurrencyKeys = candidates.flatMap((run) => (run.concurrencyKey ? [run.concurrencyKey] : []));
     const singletonKeys = candidates.flatMap((run) => (run.singletonKey ? [run.singletonKey] : []));
-    await lockKeys(tx, [...concurrencyKeys.map((key) => `c:${key}`), ...singletonKeys.map((key) => `s:${key}`)]);
+    const locked = await tryLockKeys(tx, [...concurrencyKeys.map((key) => `c:${key}`), ...singletonKeys.map((key) => `s:${key}`)]);
+    const lockable = (run: TCandidate) => (!run.concurrencyKey || locked.has(`c:${run.concurrencyKey}`)) && (!run.singletonKey || locked.has(`s:${run.singletonKey}`));
     const candidateIds = candidates.map((run) => run.id);
     const running = await tx.$queryRaw<{ kind: string; key: string; count: number }[]>`
       SELECT 'c' AS "kind", "concurrencyKey" AS "key", count(*)::int AS "count" FROM "job_runs"
@@ -395,6 +411,7 @@ async function claimKeyedRuns(owner: string, limit: number, leaseMs: number): Pr
     const counts = new Map(running.map((row) => [`${row.kind}:${row.key}`, row.count]));
     const admitted: TCandidate[] = [];
     for (const run of candidates) {
+      if (!lockable(run)) continue;
       const concurrency = run.concurrencyKey ? `c:${run.concurrencyKey}` : undefined;
       const singleton = run.singletonKey ? `s:${run.singletonKey}` : undefined;
       if (concurrency && (counts.get(concurrency) ?? 0) >= (run.concurrencyLimit ?? 1)) continue;
