@@ -11,9 +11,13 @@ export const AUTH_CACHE_SECONDS = 5;
 const MAX_ENTRIES = 10_000;
 
 type TEntry = { user: User; apiTokenId?: string; expires: number };
+type TFound = { user: User; apiTokenId?: string };
 
-const globalCache = globalThis as unknown as { xclawAuthCache?: Map<string, TEntry> };
+const globalCache = globalThis as unknown as { xclawAuthCache?: Map<string, TEntry>; xclawAuthLookups?: Map<string, Promise<TFound | undefined>> };
 const entries = (globalCache.xclawAuthCache ??= new Map<string, TEntry>());
+// Lookups under way: a browser or client that sends ten chats at once waits for one lookup, not
+// ten (each a statement, and for a token ten updates of its lastUsedAt row queued on its lock).
+const lookups = (globalCache.xclawAuthLookups ??= new Map<string, Promise<TFound | undefined>>());
 
 export function cachedAuth(key: string): TEntry | undefined {
   const entry = entries.get(key);
@@ -36,8 +40,37 @@ export function rememberAuth(key: string, value: { user: User; apiTokenId?: stri
   entries.set(key, { ...value, expires: Date.now() + AUTH_CACHE_SECONDS * 1000 });
 }
 
-/** Forgets every remembered credential of one user (or of everyone). */
+/**
+ * The remembered answer for `key`, else the lookup already under way for it, else `lookup()`. An
+ * answer is remembered only if nothing was forgotten while it was being looked up, so a lookup
+ * that began before a revocation neither outlives it nor is shared with a request made after it.
+ */
+export function lookUpAuth(key: string, lookup: () => Promise<TFound | undefined>): Promise<TFound | undefined> {
+  const cached = cachedAuth(key);
+  if (cached) return Promise.resolve(cached);
+  const pending = lookups.get(key);
+  if (pending) return pending;
+  const started = lookup().then(
+    (found) => {
+      if (lookups.get(key) === started) {
+        lookups.delete(key);
+        if (found) rememberAuth(key, found);
+      }
+      return found;
+    },
+    (error: unknown) => {
+      if (lookups.get(key) === started) lookups.delete(key);
+      throw error;
+    },
+  );
+  lookups.set(key, started);
+  return started;
+}
+
+/** Forgets every remembered credential of one user (or of everyone), and every lookup under way. */
 export function forgetAuth(userId?: string): void {
+  // A lookup under way has not said whose credential it is: forget them all (they are seconds old).
+  lookups.clear();
   if (!userId) return entries.clear();
   for (const [key, entry] of entries) if (entry.user.id === userId) entries.delete(key);
 }

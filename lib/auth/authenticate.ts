@@ -3,7 +3,7 @@ import type { User } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
 import { publicOrigin } from "@/lib/config/environment";
 import { hashApiToken, looksLikeApiToken } from "./api-tokens";
-import { cachedAuth, rememberAuth } from "./auth-cache";
+import { lookUpAuth } from "./auth-cache";
 import { fromTheRight, trustedProxyCount } from "./client-ip";
 import { decodeSessionToken, readSessionCookie } from "./session-token";
 
@@ -28,9 +28,8 @@ type TTokenUserRow = User & { apiTokenId: string };
 async function userFromApiToken(token: string): Promise<TAuthContext | undefined> {
   if (!looksLikeApiToken(token)) return undefined;
   const tokenHash = hashApiToken(token);
-  const cached = cachedAuth(`token:${tokenHash}`);
-  if (cached) return { user: cached.user, via: "api-token", apiTokenId: cached.apiTokenId };
-  const rows = await db().$queryRaw<TTokenUserRow[]>`
+  const found = await lookUpAuth(`token:${tokenHash}`, async () => {
+    const rows = await db().$queryRaw<TTokenUserRow[]>`
     WITH "match" AS (
       SELECT t."id", t."userId", t."lastUsedAt"
       FROM "api_tokens" t JOIN "users" u ON u."id" = t."userId"
@@ -40,11 +39,12 @@ async function userFromApiToken(token: string): Promise<TAuthContext | undefined
       WHERE "id" IN (SELECT "id" FROM "match" WHERE "lastUsedAt" IS NULL OR "lastUsedAt" < now() - make_interval(secs => ${LAST_USED_RESOLUTION_SECONDS}::int))
     )
     SELECT u.*, "match"."id" AS "apiTokenId" FROM "match" JOIN "users" u ON u."id" = "match"."userId"`;
-  const row = rows[0];
-  if (!row) return undefined;
-  const { apiTokenId, ...user } = row;
-  rememberAuth(`token:${tokenHash}`, { user, apiTokenId });
-  return { user, via: "api-token", apiTokenId };
+    const row = rows[0];
+    if (!row) return undefined;
+    const { apiTokenId, ...user } = row;
+    return { user, apiTokenId };
+  });
+  return found && { user: found.user, via: "api-token", apiTokenId: found.apiTokenId };
 }
 
 /**
@@ -55,20 +55,20 @@ async function userFromApiToken(token: string): Promise<TAuthContext | undefined
 export async function userFromSessionToken(token: string | undefined): Promise<User | undefined> {
   if (!token) return undefined;
   // Decrypting the cookie costs more than the lookup; both are skipped for a cookie seen seconds ago.
-  const cached = cachedAuth(`cookie:${token}`);
-  if (cached) return cached.user;
-  const claims = await decodeSessionToken(token);
-  if (!claims) return undefined;
-  const user = await db().user.findFirst({
-    where: {
-      id: claims.userId,
-      status: "ACTIVE",
-      sessionVersion: claims.sessionVersion,
-      revokedSessions: { none: { sessionId: claims.sessionId } },
-    },
+  const found = await lookUpAuth(`cookie:${token}`, async () => {
+    const claims = await decodeSessionToken(token);
+    if (!claims) return undefined;
+    const user = await db().user.findFirst({
+      where: {
+        id: claims.userId,
+        status: "ACTIVE",
+        sessionVersion: claims.sessionVersion,
+        revokedSessions: { none: { sessionId: claims.sessionId } },
+      },
+    });
+    return user ? { user } : undefined;
   });
-  if (user) rememberAuth(`cookie:${token}`, { user });
-  return user ?? undefined;
+  return found?.user;
 }
 
 /**

@@ -199,6 +199,27 @@ describe("authentication of API routes", () => {
     }
   });
 
+  it("looks a credential up once for requests sent at once", async () => {
+    const { cookie, token, user } = await createUser();
+    const statements: string[] = [];
+    const original = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      statements.push(String((args[0] as { text?: string })?.text ?? args[0]));
+      return (original as (...a: unknown[]) => unknown).apply(this, args) as never;
+    });
+    try {
+      for (const headers of [{ cookie }, { authorization: `Bearer ${token}` }] as Record<string, string>[]) {
+        forgetAuth();
+        statements.length = 0;
+        const answers = await Promise.all(Array.from({ length: 10 }, () => authenticate(new Request("http://localhost:3000/api/me", { headers }))));
+        expect(answers.map((answer) => answer?.user.id)).toEqual(Array(10).fill(user.id));
+        expect(statements, Object.keys(headers)[0]).toHaveLength(1);
+      }
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it("forgets remembered credentials at once when access ends in this process", async () => {
     const { cookie, token } = await createUser();
     expect((await call(me, "/api/me", { bearer: token })).status).toBe(200);
