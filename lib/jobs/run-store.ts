@@ -40,10 +40,13 @@ function textList(values: readonly string[]): Prisma.Sql {
 
 type TClient = Prisma.TransactionClient;
 
+/** The advisory lock's name for a key: lockKeys and tryLockKeys must lock the same names. */
+const lockName = (key: string) => `xclaw-jobs:${key}`;
+
 async function lockKeys(tx: TClient, keys: Iterable<string>): Promise<void> {
   // Sorted, so two transactions that need the same keys take them in the same order (no deadlock),
   // and all in one statement: a batch of events (memory's extraction signals) locks many keys.
-  const sorted = [...new Set(keys)].sort().map((key) => `xclaw-jobs:${key}`);
+  const sorted = [...new Set(keys)].sort().map(lockName);
   if (!sorted.length) return;
   await tx.$queryRaw`
     SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0)))::int AS locked
@@ -59,8 +62,8 @@ async function tryLockKeys(tx: TClient, keys: Iterable<string>): Promise<Set<str
   const unique = [...new Set(keys)];
   if (!unique.length) return new Set();
   const rows = await tx.$queryRaw<{ key: string }[]>`
-    SELECT k AS "key" FROM jsonb_array_elements_text(${JSON.stringify(unique)}::jsonb) AS t(k)
-    WHERE pg_try_advisory_xact_lock(hashtextextended('xclaw-jobs:' || k, 0))`;
+    SELECT t."key" FROM jsonb_to_recordset(${JSON.stringify(unique.map((key) => ({ key, name: lockName(key) })))}::jsonb) AS t("key" text, "name" text)
+    WHERE pg_try_advisory_xact_lock(hashtextextended(t."name", 0))`;
   return new Set(rows.map((row) => row.key));
 }
 
