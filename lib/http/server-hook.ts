@@ -1,6 +1,8 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
 import { createLogger } from "@/lib/observability/logger";
+import { sendWebResponse } from "./node-exchange";
+import { toErrorResponse } from "./route";
 
 /**
  * What happens to a request in the Next.js server process before Next.js sees it. Installed once
@@ -38,10 +40,13 @@ function nodeRouteFor(routes: Map<string, TNodeRoute>, incoming: IncomingMessage
 
 function answer(route: TNodeRoute, incoming: IncomingMessage, outgoing: ServerResponse): void {
   route(incoming, outgoing).catch((error: unknown) => {
-    // The route turns its own errors into answers; this is for a failure while writing one.
-    log.error("node route failed", { path: incoming.url, error });
-    if (!outgoing.headersSent) outgoing.writeHead(500, { "content-type": "application/json" }).end('{"error":{"code":"internal","message":"Something went wrong on our side."}}');
-    else outgoing.destroy();
+    // The route turns its own errors into answers; this is for a failure while writing one: the
+    // route wrapper's logged, generic 500 if nothing was sent yet, else the connection is cut.
+    if (!outgoing.headersSent) void sendWebResponse(outgoing, toErrorResponse(error));
+    else {
+      log.error("node route failed mid-answer", { path: incoming.url, error });
+      outgoing.destroy();
+    }
   });
 }
 

@@ -25,7 +25,16 @@ const reachedNext: string[] = [];
 
 beforeAll(async () => {
   fake = await startFakeLlm();
-  installServerHook({ prepare: stampPeerAddress, routes: { "POST /api/chat": serveChat } });
+  installServerHook({
+    prepare: stampPeerAddress,
+    routes: {
+      "POST /api/chat": serveChat,
+      // A route that fails outside its own error handling: the hook must still answer.
+      "POST /api/broken": async () => {
+        throw new Error("broken on purpose");
+      },
+    },
+  });
   server = http.createServer((incoming, outgoing) => {
     reachedNext.push(`${incoming.method} ${incoming.url}`);
     outgoing.writeHead(200, { "content-type": "text/plain" }).end("next");
@@ -169,6 +178,15 @@ describe("POST /api/chat answered before Next.js", () => {
       ["MODEL_CALL", "COMPLETED"],
     ]);
     expect((await db().chatSession.findUniqueOrThrow({ where: { id: sessionId } })).status).toBe("SUCCESS");
+  });
+
+  it("answers a Node route that fails with the wrapper's generic 500, not a hung or dropped connection", async () => {
+    const answer = await send({ path: "/api/broken", body: "{}" });
+    expect(answer.status).toBe(500);
+    expect(JSON.parse(answer.text).error.code).toBe("internal");
+    expect(answer.text).not.toContain("broken on purpose");
+    expect(answer.headers["content-security-policy"]).toBe(API_CONTENT_SECURITY_POLICY);
+    expect(reachedNext).toEqual([]);
   });
 
   it("leaves every other request to Next.js: other methods, other paths", async () => {
