@@ -14,6 +14,17 @@ import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import { call, createUser, STRONG_PASSWORD } from "../support/http";
 
+/** Every statement sent to the database from now on (over pg, as both databases are reached). */
+function recordStatements() {
+  const statements: string[] = [];
+  const original = pg.Client.prototype.query;
+  const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+    statements.push(String((args[0] as { text?: string })?.text ?? args[0]));
+    return (original as (...a: unknown[]) => unknown).apply(this, args) as never;
+  });
+  return { statements, spy };
+}
+
 describe("authentication of API routes", () => {
   it("answers 401 JSON without credentials, even when a request claims to be a middleware subrequest", async () => {
     const forged: Record<string, string>[] = [{}, { "x-middleware-subrequest": "middleware:middleware:middleware:middleware:middleware" }];
@@ -174,12 +185,7 @@ describe("authentication of API routes", () => {
   it("authenticates a cookie and a bearer token with one database round trip each", async () => {
     const { cookie, token } = await createUser();
     expect((await call(me, "/api/me", { bearer: token })).status).toBe(200);
-    const statements: string[] = [];
-    const original = pg.Client.prototype.query;
-    const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-      statements.push(String((args[0] as { text?: string })?.text ?? args[0]));
-      return (original as (...a: unknown[]) => unknown).apply(this, args) as never;
-    });
+    const { statements, spy } = recordStatements();
     try {
       for (const credentials of [{ cookie }, { bearer: token }]) {
         const request = () =>
@@ -201,12 +207,7 @@ describe("authentication of API routes", () => {
 
   it("looks a credential up once for requests sent at once", async () => {
     const { cookie, token, user } = await createUser();
-    const statements: string[] = [];
-    const original = pg.Client.prototype.query;
-    const spy = vi.spyOn(pg.Client.prototype, "query").mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-      statements.push(String((args[0] as { text?: string })?.text ?? args[0]));
-      return (original as (...a: unknown[]) => unknown).apply(this, args) as never;
-    });
+    const { statements, spy } = recordStatements();
     try {
       for (const headers of [{ cookie }, { authorization: `Bearer ${token}` }] as Record<string, string>[]) {
         forgetAuth();
