@@ -31,14 +31,19 @@ export async function deliverNotification(deliveryId: string, signal?: AbortSign
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const now = new Date();
-    await db().notificationDelivery.update({ where: { id: deliveryId }, data: { attempts: { increment: 1 }, lastError: message.slice(0, 1_000) } });
-    await db().notificationChannel.update({ where: { id: delivery.channelId }, data: { lastError: message.slice(0, 1_000), lastErrorAt: now } });
+    await db().$transaction([
+      db().notificationDelivery.update({ where: { id: deliveryId }, data: { attempts: { increment: 1 }, lastError: message.slice(0, 1_000) } }),
+      db().notificationChannel.update({ where: { id: delivery.channelId }, data: { lastError: message.slice(0, 1_000), lastErrorAt: now } }),
+    ]);
     if (error instanceof DeliveryError && !error.retriable) throw new NonRetriableError(message);
     throw error;
   }
+  // One transaction: whoever sees the delivery SENT also sees the channel's last success.
   const now = new Date();
-  await db().notificationDelivery.update({ where: { id: deliveryId }, data: { status: "SENT", sentAt: now, attempts: { increment: 1 }, lastError: null } });
-  await db().notificationChannel.update({ where: { id: delivery.channelId }, data: { lastSuccessAt: now } });
+  await db().$transaction([
+    db().notificationDelivery.update({ where: { id: deliveryId }, data: { status: "SENT", sentAt: now, attempts: { increment: 1 }, lastError: null } }),
+    db().notificationChannel.update({ where: { id: delivery.channelId }, data: { lastSuccessAt: now } }),
+  ]);
   return { status: "sent" };
 }
 
