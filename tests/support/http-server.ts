@@ -1,7 +1,7 @@
 import http, { type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
 import { stampPeerAddress } from "@/lib/auth/client-ip";
+import { sendWebResponse, webRequestFrom } from "@/lib/http/node-exchange";
 import { installServerHook } from "@/lib/http/server-hook";
 
 /**
@@ -9,8 +9,8 @@ import { installServerHook } from "@/lib/http/server-hook";
  * client addresses (tests connect from 127.0.0.2, 127.0.0.3, … with `localAddress`), bodies that
  * arrive slowly or never, headers a client forges. Between the socket and the handler it does what
  * `next start` does and nothing more: the server hook from instrumentation.ts (peer address) runs on every
- * request, forwarding headers are filled in only when missing (Next's base-server.ts), and the
- * Request gets the IncomingMessage itself as its streaming body (Next's NextRequestAdapter).
+ * request, and the production server's own Node-to-web exchange (lib/http/node-exchange.ts: forwarding
+ * headers filled in only when missing, the IncomingMessage as the streaming body) carries the rest.
  */
 // `never` so that a handler typed for any params shape is accepted (parameters are contravariant).
 type THandler = (request: Request, context: { params: Promise<never> }) => Promise<Response>;
@@ -39,14 +39,11 @@ export async function serveRoutes(routes: TRoutes): Promise<{ port: number; clos
   installServerHook({ prepare: stampPeerAddress });
   const server = http.createServer(async (incoming, outgoing) => {
     try {
-      const socket = incoming.socket;
-      incoming.headers["x-forwarded-host"] ??= incoming.headers.host;
-      incoming.headers["x-forwarded-proto"] ??= "http";
-      incoming.headers["x-forwarded-for"] ??= socket.remoteAddress;
-      const url = new URL(incoming.url ?? "/", `http://localhost:${(server.address() as AddressInfo).port}`);
+      const request = webRequestFrom(incoming);
+      const path = new URL(request.url).pathname;
       let found: { handler: THandler; params: Record<string, string | string[]> } | undefined;
       for (const [pattern, entry] of Object.entries(routes)) {
-        const params = match(pattern, url.pathname);
+        const params = match(pattern, path);
         const handler = typeof entry === "function" ? entry : entry[incoming.method ?? "GET"];
         if (params && handler) found = { handler, params };
       }
@@ -54,26 +51,7 @@ export async function serveRoutes(routes: TRoutes): Promise<{ port: number; clos
         outgoing.writeHead(404).end();
         return;
       }
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(incoming.headers)) {
-        for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, item);
-      }
-      const hasBody = incoming.method !== "GET" && incoming.method !== "HEAD";
-      const request = new Request(url, {
-        method: incoming.method,
-        headers,
-        ...(hasBody ? { body: incoming as unknown as BodyInit, duplex: "half" } : {}),
-      } as RequestInit);
-      const response = await found.handler(request, { params: Promise.resolve(found.params) as Promise<never> });
-      const responseHeaders: Record<string, string | string[]> = {};
-      response.headers.forEach((value, name) => {
-        if (name !== "set-cookie") responseHeaders[name] = value;
-      });
-      const cookies = response.headers.getSetCookie();
-      if (cookies.length) responseHeaders["set-cookie"] = cookies;
-      outgoing.writeHead(response.status, responseHeaders);
-      if (response.body) Readable.fromWeb(response.body as never).pipe(outgoing);
-      else outgoing.end();
+      await sendWebResponse(outgoing, await found.handler(request, { params: Promise.resolve(found.params) as Promise<never> }));
     } catch (error) {
       outgoing.writeHead(500).end(String(error));
     }
