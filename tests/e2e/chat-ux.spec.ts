@@ -185,9 +185,13 @@ test("sidebar: search, groups by date, forks marked, New chat reuses an empty ch
   await sidebar.getByRole("link", { name: "Plan a trip to Lisbon" }).focus();
   await page.keyboard.press("F2");
   await sidebar.getByLabel("Chat title").fill("Lisbon weekend");
+  // The list shows the new title at once; the reload below must wait until the server has it (a
+  // reload right after Enter could cancel the request, which failed CI once).
+  const saved = page.waitForResponse((response) => response.request().method() === "PATCH" && response.url().includes("/api/sessions/"));
   await sidebar.getByLabel("Chat title").press("Enter");
   await expect(sidebar.getByRole("link", { name: "Lisbon weekend" })).toBeFocused();
   expect(await order()).toEqual([...before.slice(0, -1), "Lisbon weekend"]);
+  expect((await saved).ok()).toBe(true);
   await page.reload();
   expect(await order()).toEqual([...before.slice(0, -1), "Lisbon weekend"]);
 
