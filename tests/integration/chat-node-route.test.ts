@@ -126,13 +126,15 @@ describe("POST /api/chat answered before Next.js", () => {
   it("answers bad requests with the route wrapper's JSON errors, the API headers and no run", async () => {
     const { cookie } = await createUser();
     const sessionId = await newSession(cookie);
+    const otherUsersSession = await newSession((await createUser()).cookie);
     const cases: [string, Parameters<typeof send>[0], number, string][] = [
       ["no credentials", { body: JSON.stringify({ sessionId, text: "hi" }) }, 401, "unauthorized"],
       ["a cross-site page", { cookie, headers: { origin: "https://evil.example" }, body: JSON.stringify({ sessionId, text: "hi" }) }, 403, "forbidden"],
       ["not JSON", { cookie, headers: { "content-type": "text/plain" }, body: JSON.stringify({ sessionId, text: "hi" }) }, 415, "unsupported_media_type"],
       ["broken JSON", { cookie, body: "{" }, 400, "bad_request"],
       ["no text", { cookie, body: JSON.stringify({ sessionId }) }, 400, "bad_request"],
-      ["someone else's or no session", { cookie, body: JSON.stringify({ sessionId: crypto.randomUUID(), text: "hi" }) }, 404, "not_found"],
+      ["no such session", { cookie, body: JSON.stringify({ sessionId: crypto.randomUUID(), text: "hi" }) }, 404, "not_found"],
+      ["another user's session", { cookie, body: JSON.stringify({ sessionId: otherUsersSession, text: "hi" }) }, 404, "not_found"],
       ["a body over the limit", { cookie, body: Buffer.alloc(2 * 1024 * 1024, "a") }, 413, "payload_too_large"],
     ];
     for (const [what, request, status, code] of cases) {
@@ -146,6 +148,7 @@ describe("POST /api/chat answered before Next.js", () => {
     expect(fake.requests).toHaveLength(0);
     expect(reachedNext).toEqual([]);
     expect(await db().step.count({ where: { sessionId } })).toBe(0);
+    expect(await db().step.count({ where: { sessionId: otherUsersSession } })).toBe(0);
   });
 
   it("answers a slash command (no run) with the handler's short stream", async () => {
