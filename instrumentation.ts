@@ -20,7 +20,7 @@ export async function register() {
   const routes: Record<string, TNodeRoute> = {};
   if (process.env.NODE_ENV === "production") routes["POST /api/chat"] = (await import("./lib/channels/web/serve-chat")).serveChat;
   installServerHook({ prepare: stampPeerAddress, routes });
-  const { startAppJobRunner } = await import("./lib/job-catalog/start-runner");
+  const { startAppJobRunner } = await import("./lib/app/app-job-runner");
   await startAppJobRunner();
   // Plugins: the host (started by the launcher) is told which plugins to run; not awaited, so a
   // slow plugin never delays the server.

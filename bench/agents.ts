@@ -17,7 +17,7 @@ import { randomBytes } from "node:crypto";
 import { createTasks, newTaskKey } from "../lib/agents/task-store";
 import { dispatchWorkers } from "../lib/agents/worker-event";
 import { db } from "../lib/db/client";
-import { jobCatalog } from "../lib/job-catalog/catalog";
+import { jobCatalog } from "../lib/app/job-catalog";
 import { createJobRunner } from "../lib/jobs/job-runner";
 import { startRun, waitForRun } from "../lib/runs/start-run";
 import { createSession } from "../lib/sessions/sessions";

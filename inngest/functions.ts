@@ -1,5 +1,5 @@
 import { getBehaviourConfig } from "@/lib/config/behaviour";
-import { jobCatalog } from "@/lib/job-catalog/catalog";
+import { jobCatalog } from "@/lib/app/job-catalog";
 import { toInngestFunction } from "@/lib/jobs/inngest-adapter";
 import { createJobRegistry } from "@/lib/jobs/job-registry";
 import { inngest } from "./client";

@@ -5,7 +5,7 @@ import { apiRequest, errorMessage } from "@/components/api-request";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { DateTime } from "@/components/ui/date-time";
-import type { TJobDefinitionView, TJobRunSummary } from "@/lib/job-catalog/admin-runs";
+import type { TJobDefinitionView, TJobRunSummary } from "@/lib/jobs/admin-runs";
 
 /** Tells the runs table on the same page to reload (the two are separate islands). */
 export const JOB_RUNS_CHANGED = "xclaw:job-runs-changed";

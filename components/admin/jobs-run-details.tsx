@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import { apiRequest, errorMessage } from "@/components/api-request";
 import { Alert } from "@/components/ui/alert";
 import { DateTime } from "@/components/ui/date-time";
-import type { TJobRunDetail } from "@/lib/job-catalog/admin-runs";
+import type { TJobRunDetail } from "@/lib/jobs/admin-runs";
 import { formatDuration, JobStatusBadge } from "./jobs-status-badge";
 
 function Json({ value }: { value: unknown }) {

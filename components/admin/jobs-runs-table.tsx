@@ -5,7 +5,7 @@ import { apiRequest, errorMessage } from "@/components/api-request";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { DateTime } from "@/components/ui/date-time";
-import type { TJobRunStatus, TJobRunSummary } from "@/lib/job-catalog/admin-runs";
+import type { TJobRunStatus, TJobRunSummary } from "@/lib/jobs/admin-runs";
 import { JOB_RUNS_CHANGED } from "./jobs-catalog";
 import { JobRunDetails } from "./jobs-run-details";
 import { formatDuration, JobStatusBadge } from "./jobs-status-badge";

@@ -1,4 +1,4 @@
-import type { TJobRunStatus } from "@/lib/job-catalog/admin-runs";
+import type { TJobRunStatus } from "@/lib/jobs/admin-runs";
 
 const TONES: Record<TJobRunStatus | "waiting", string> = {
   queued: "bg-neutral-100 text-neutral-700 dark:bg-neutral-800 dark:text-neutral-300",

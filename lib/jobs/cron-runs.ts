@@ -1,7 +1,7 @@
 import { Cron } from "croner";
 import type { TAnyJobDefinition } from "./define-job";
-import { newRunFor } from "./new-run";
-import { enqueueEvents, newRunId, type TEnqueueResult } from "./run-store";
+import { newRunFor } from "./job-queue/new-job-run";
+import { enqueueEvents, newRunId, type TEnqueueResult } from "./job-queue/job-queue-store";
 
 /**
  * Cron jobs on the embedded runner. Every runner schedules every cron job with croner (in the

@@ -5,10 +5,10 @@ import pg from "pg";
 import { databaseUrl, isEmbeddedDatabaseUrl } from "@/lib/db/client";
 import { createLogger } from "@/lib/observability/logger";
 import type { TAnyJobDefinition } from "./define-job";
-import { RunExecution } from "./execute-run";
+import { RunExecution } from "./job-execution";
 import { createJobRegistry, type TJobRegistry } from "./job-registry";
 import { enqueueCronRun, scheduleCron } from "./cron-runs";
-import { claimRuns, renewLeases, sweepRuns, type TClaimedRun } from "./run-store";
+import { claimRuns, renewLeases, sweepRuns, type TClaimedRun } from "./job-queue/job-queue-store";
 import { JOBS_CHANNEL, jobsBus } from "./wake-bus";
 
 /**

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { AppError } from "@/lib/errors";
 import type { TSendEventInput } from "./define-job";
 import type { TJobRegistry } from "./job-registry";
-import { newRunFor } from "./new-run";
-import type { TEventToEnqueue } from "./run-store";
+import { newRunFor } from "./job-queue/new-job-run";
+import type { TEventToEnqueue } from "./job-queue/job-queue-store";
 
 /**
  * Turns events into the runs they start: every event is validated for every job it triggers

@@ -4,7 +4,7 @@ import { POST as cancelRun } from "@/app/api/admin/jobs/runs/[id]/cancel/route";
 import { POST as retryRun } from "@/app/api/admin/jobs/runs/[id]/retry/route";
 import { GET as listRuns, POST as startRun } from "@/app/api/admin/jobs/runs/route";
 import { db } from "@/lib/db/client";
-import { jobCatalog } from "@/lib/job-catalog/catalog";
+import { jobCatalog } from "@/lib/app/job-catalog";
 import { enqueueJobEvents } from "@/lib/jobs/enqueue";
 import { createJobRegistry } from "@/lib/jobs/job-registry";
 import type { TJobRunner } from "@/lib/jobs/job-runner";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { jobsPruneJob } from "@/lib/jobs/builtin/jobs-prune";
-import { jobCatalog } from "@/lib/job-catalog/catalog";
+import { jobCatalog } from "@/lib/app/job-catalog";
 import { enqueueCronRun } from "@/lib/jobs/cron-runs";
 import type { TJobRunner } from "@/lib/jobs/job-runner";
 import { startTestRunner, waitForRun } from "../support/jobs";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { db, dbPool } from "@/lib/db/client";
 import { enqueueJobEvents } from "@/lib/jobs/enqueue";
 import { createJobRegistry } from "@/lib/jobs/job-registry";
-import { claimRuns } from "@/lib/jobs/run-store";
+import { claimRuns } from "@/lib/jobs/job-queue/job-queue-store";
 import { exclusiveJob } from "../support/jobs-fixtures";
 
 /**

@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { jobCatalog } from "@/lib/job-catalog/catalog";
+import { jobCatalog } from "@/lib/app/job-catalog";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db/client";
 import { call } from "../support/http";

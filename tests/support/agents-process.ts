@@ -3,7 +3,7 @@
  * app's jobs, and one chat run (AGENTS_SESSION_ID, AGENTS_USER_ID, AGENTS_MESSAGE) started in it,
  * so the parent run and its workers' jobs live in this process — until the test kills it with -9.
  */
-import { jobCatalog } from "@/lib/job-catalog/catalog";
+import { jobCatalog } from "@/lib/app/job-catalog";
 import { createJobRunner } from "@/lib/jobs/job-runner";
 import { startRun } from "@/lib/runs/start-run";
 

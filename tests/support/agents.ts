@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
 import type { AgentTask } from "@/lib/db/generated/client";
-import { jobCatalog } from "@/lib/job-catalog/catalog";
+import { jobCatalog } from "@/lib/app/job-catalog";
 import { createJobRunner, type TJobRunner } from "@/lib/jobs/job-runner";
 import type { TRecordedRequest } from "../fake-llm/types";
 

@@ -4,9 +4,9 @@
  * (JSON list of ISO times), all at once, and hands what it queued to the jobs layer, exactly as the
  * `chronos.tick` job does. Several such workers race for the same slots.
  */
-import { scheduleDueJobs } from "@/lib/chronos-runner/scheduler";
+import { scheduleDueJobs } from "@/lib/chronos/scheduler";
 import { EXECUTION_EVENT, executionEventId } from "@/lib/chronos/events";
-import { jobCatalog } from "@/lib/job-catalog/catalog";
+import { jobCatalog } from "@/lib/app/job-catalog";
 import { createJobRunner } from "@/lib/jobs/job-runner";
 import { sendEvent } from "@/lib/jobs/send-event";
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { parseDocument } from "yaml";
 import { db } from "@/lib/db/client";
 import type { ChronosExecution, ChronosExecutionStatus } from "@/lib/db/generated/client";
-import { jobCatalog } from "@/lib/job-catalog/catalog";
+import { jobCatalog } from "@/lib/app/job-catalog";
 import type { TJobRunner } from "@/lib/jobs/job-runner";
 import { startTestRunner } from "./jobs";
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, inject } from "vitest";
 import { disconnectDatabase } from "../../lib/db/client";
 import { startEmbeddedDatabase, type TEmbeddedDatabase } from "../../lib/db/embedded";
 // Installs the app's jobs for sendEvent, as instrumentation.ts does in the app.
-import "../../lib/job-catalog/catalog";
+import "../../lib/app/job-catalog";
 
 /** Gives this test file a database of its own and points DATABASE_URL at it. */
 let embedded: TEmbeddedDatabase | undefined;

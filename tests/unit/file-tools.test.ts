@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseBehaviourConfig } from "@/lib/config/behaviour";
 import { createSandboxRuntime, workspaceRoot } from "@/lib/sandbox/runtime";
-import { defaultToolRegistry } from "@/lib/capabilities/capabilities";
+import { defaultToolRegistry } from "@/lib/app/capabilities";
 import { unifiedDiff } from "@/lib/tools/line-diff";
 import type { TToolResult } from "@/lib/tools/registry";
 

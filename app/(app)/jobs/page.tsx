@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { JobsManager } from "@/components/jobs/jobs-manager";
 import { PageHeader } from "@/components/ui/card";
 import { requirePageUser } from "@/lib/auth/page-session";
-import { toolChoices } from "@/lib/chronos-runner/tool-catalog";
+import { toolChoices } from "@/lib/chronos/tool-catalog";
 import { listJobs, toJobView } from "@/lib/chronos/jobs-store";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { listChannels } from "@/lib/notifications/channels";

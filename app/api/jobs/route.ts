@@ -1,5 +1,5 @@
 import { requireUser } from "@/lib/auth/authenticate";
-import { toolCatalog } from "@/lib/chronos-runner/tool-catalog";
+import { toolCatalog } from "@/lib/chronos/tool-catalog";
 import { createJob, listJobs, toJobView, ZCreateJob } from "@/lib/chronos/jobs-store";
 import { readJson, route } from "@/lib/http/route";
 

@@ -1,4 +1,4 @@
-import { createTeamSession, ZCreateTeam } from "@/lib/agent-runs/team-sessions";
+import { createTeamSession, ZCreateTeam } from "@/lib/agents/team-sessions";
 import { requireUser } from "@/lib/auth/authenticate";
 import { readJson, route } from "@/lib/http/route";
 import { toSessionSummary } from "@/lib/sessions/sessions";

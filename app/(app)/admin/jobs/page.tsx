@@ -8,7 +8,7 @@ import { requirePageAdmin } from "@/lib/auth/page-session";
 import { listAllJobs } from "@/lib/chronos/admin-jobs";
 import { areSchedulesPaused } from "@/lib/chronos/schedules-paused";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
-import { describeJobs, listJobRuns } from "@/lib/job-catalog/admin-runs";
+import { describeJobs, listJobRuns } from "@/lib/jobs/admin-runs";
 
 export const metadata: Metadata = { title: "Jobs" };
 

@@ -1,5 +1,5 @@
 import { requireUser } from "@/lib/auth/authenticate";
-import { toolCatalog } from "@/lib/chronos-runner/tool-catalog";
+import { toolCatalog } from "@/lib/chronos/tool-catalog";
 import { deleteJob, getJobOrThrow, toJobView, updateJob, ZUpdateJob } from "@/lib/chronos/jobs-store";
 import { readJson, route } from "@/lib/http/route";
 

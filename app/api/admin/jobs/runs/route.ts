@@ -1,6 +1,6 @@
 import { requireAdmin } from "@/lib/auth/authenticate";
 import { readJson, route } from "@/lib/http/route";
-import { listJobRuns, startJobRunNow, ZListJobRunsQuery, ZStartJobRun } from "@/lib/job-catalog/admin-runs";
+import { listJobRuns, startJobRunNow, ZListJobRunsQuery, ZStartJobRun } from "@/lib/jobs/admin-runs";
 
 export const GET = route(async (request) => {
   await requireAdmin(request);

@@ -1,5 +1,5 @@
 import { requireUser } from "@/lib/auth/authenticate";
-import { runJobNow } from "@/lib/chronos-runner/run-now";
+import { runJobNow } from "@/lib/chronos/run-now";
 import { route } from "@/lib/http/route";
 
 /** Run now → 202 `{executionId, sessionId}`; the run goes on in the background (follow the session). */

@@ -1,6 +1,6 @@
 import { requireAdmin } from "@/lib/auth/authenticate";
 import { route } from "@/lib/http/route";
-import { cancelJobRun } from "@/lib/job-catalog/admin-runs";
+import { cancelJobRun } from "@/lib/jobs/admin-runs";
 
 export const POST = route<{ id: string }>(async (request, { params }) => {
   const { user } = await requireAdmin(request);

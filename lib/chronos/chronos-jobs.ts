@@ -5,7 +5,7 @@ import { defineJob } from "@/lib/jobs/define-job";
 import { createLogger } from "@/lib/observability/logger";
 import { pruneNotifications } from "@/lib/notifications/inbox";
 import { deleteSession } from "@/lib/sessions/sessions";
-import { EXECUTION_EVENT, executionEventId, RUN_NOW_EVENT, ZExecutionEvent, ZRunNowEvent } from "@/lib/chronos/events";
+import { EXECUTION_EVENT, executionEventId, RUN_NOW_EVENT, ZExecutionEvent, ZRunNowEvent } from "./events";
 import { failExecution, runExecution } from "./run-execution";
 import { runJobNow } from "./run-now";
 import { scheduleDueJobs } from "./scheduler";

@@ -1,5 +1,5 @@
-import { defaultToolRegistry } from "@/lib/capabilities/capabilities";
-import { jobToolChoices, type TToolCatalogEntry } from "@/lib/chronos/jobs-store";
+import { defaultToolRegistry } from "@/lib/app/capabilities";
+import { jobToolChoices, type TToolCatalogEntry } from "./jobs-store";
 import type { TChronosToolChoice } from "@/lib/wire/chronos";
 
 /** The tools this installation offers, as the job store checks them and the job form lists them. */

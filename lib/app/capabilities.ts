@@ -15,7 +15,7 @@ import { currentTimeTool } from "@/lib/tools/current-time";
 import { createFileTools } from "@/lib/tools/file-tools";
 import type { ToolRegistry } from "@/lib/tools/registry";
 import { createShellTools } from "@/lib/tools/shell-tools";
-import { announceRunEnded, assembleTools, chainPrepareSteps, resolveRunSettings, type TCapabilityPrepareStep, type TRunSettings, type TRunEndedContext, type TRunSettingsContext, type TSessionRef, type TToolProvider } from "./tool-provider";
+import { announceRunEnded, assembleTools, chainPrepareSteps, resolveRunSettings, type TCapabilityPrepareStep, type TRunSettings, type TRunEndedContext, type TRunSettingsContext, type TSessionRef, type TToolProvider } from "@/lib/capabilities/tool-provider";
 
 /**
  * The capabilities every run can draw on, in one list: each contributes tools per run and frees

@@ -1,5 +1,5 @@
-import type { TAnyJobDefinition } from "./define-job";
-import { newRunId, type TNewRun } from "./run-store";
+import type { TAnyJobDefinition } from "@/lib/jobs/define-job";
+import { newRunId, type TNewRun } from "./job-queue-store";
 
 /**
  * The run row a job gets for one event: its id, where it came from, and the job's retry,

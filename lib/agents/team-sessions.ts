@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { listAgents, ZAgentName } from "@/lib/agents/profiles";
-import { TEAM_PROFILE, ZTeamRule, type TTeamProfile } from "@/lib/agents/run-profile";
+import { listAgents, ZAgentName } from "./profiles";
+import { TEAM_PROFILE, ZTeamRule, type TTeamProfile } from "./run-profile";
 import type { ChatSession, Prisma } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
 import { createSession, ZSessionTitle } from "@/lib/sessions/sessions";

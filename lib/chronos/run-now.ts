@@ -1,9 +1,9 @@
 import { AppError } from "@/lib/errors";
 import { sendEvent } from "@/lib/jobs/send-event";
 import { requireProviders } from "@/lib/runs/start-run";
-import { EXECUTION_EVENT, executionEventId } from "@/lib/chronos/events";
-import { beginJobExecution, finishExecution } from "@/lib/chronos/executions";
-import { getJobOrThrow } from "@/lib/chronos/jobs-store";
+import { EXECUTION_EVENT, executionEventId } from "./events";
+import { beginJobExecution, finishExecution } from "./executions";
+import { getJobOrThrow } from "./jobs-store";
 import { ensureExecutionSession } from "./execution-session";
 
 /**

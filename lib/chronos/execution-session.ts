@@ -2,7 +2,7 @@ import { db } from "@/lib/db/client";
 import type { ChronosExecution } from "@/lib/db/generated/client";
 import { createLogger } from "@/lib/observability/logger";
 import { createSession } from "@/lib/sessions/sessions";
-import { attachSession } from "@/lib/chronos/executions";
+import { attachSession } from "./executions";
 
 /**
  * Every execution that runs is a session (trigger "job" or "webhook") holding its full trace. The

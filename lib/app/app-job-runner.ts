@@ -1,6 +1,6 @@
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { createLogger } from "@/lib/observability/logger";
-import { jobCatalog } from "./catalog";
+import { jobCatalog } from "./job-catalog";
 import { createJobRunner, type TJobRunner, type TJobRunnerOptions } from "@/lib/jobs/job-runner";
 
 /**

@@ -1,9 +1,9 @@
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import { createLogger } from "@/lib/observability/logger";
-import { beginJobExecution, recoverStaleExecutions } from "@/lib/chronos/executions";
-import { areSchedulesPaused } from "@/lib/chronos/schedules-paused";
-import { latestDueSlot, nextRunAfter, storedScheduleOf } from "@/lib/chronos/schedule";
+import { beginJobExecution, recoverStaleExecutions } from "./executions";
+import { areSchedulesPaused } from "./schedules-paused";
+import { latestDueSlot, nextRunAfter, storedScheduleOf } from "./schedule";
 
 /**
  * The scheduler's tick (the `chronos.tick` job, every minute on the jobs layer): finds the jobs

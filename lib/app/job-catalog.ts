@@ -1,6 +1,6 @@
-import { agentWorkerJob } from "@/lib/agent-runs/worker-job";
+import { agentWorkerJob } from "@/lib/agents/worker-job";
 import { pruneAuthRecordsJob } from "@/lib/auth/prune-job";
-import { chronosJobs } from "@/lib/chronos-runner/chronos-jobs";
+import { chronosJobs } from "@/lib/chronos/chronos-jobs";
 import type { TAnyJobDefinition } from "@/lib/jobs/define-job";
 import { jobsPruneJob } from "@/lib/jobs/builtin/jobs-prune";
 import { installJobs } from "@/lib/jobs/installed-jobs";

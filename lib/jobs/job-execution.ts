@@ -18,9 +18,9 @@ import {
   type TNewRun,
   type TStepWrite,
   type TStoredStep,
-} from "./run-store";
+} from "./job-queue/job-queue-store";
 import { describeThrown, toStoredJson } from "./step-output";
-import { newRunFor } from "./new-run";
+import { newRunFor } from "./job-queue/new-job-run";
 
 /**
  * One execution of a claimed run on the embedded runner: the handler runs from the top, and the

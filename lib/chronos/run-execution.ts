@@ -1,7 +1,7 @@
 import { RetryAfterError } from "inngest";
 import type { TAgentOutcome } from "@/lib/agent/agent-types";
 import { RunStopped, type TStopReason } from "@/lib/agent/stop-reasons";
-import { runTools } from "@/lib/capabilities/capabilities";
+import { runTools } from "@/lib/app/capabilities";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import type { ChatSession, ChronosExecution, ChronosExecutionStatus } from "@/lib/db/generated/client";
@@ -9,9 +9,9 @@ import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import { isRunAlive, markInterruptedIfStale } from "@/lib/runs/run-lease";
 import { startRun, waitForRun } from "@/lib/runs/start-run";
-import { finishExecution, holdsJob, markRunning } from "@/lib/chronos/executions";
-import { NOTIFY_TOOL } from "@/lib/chronos/jobs-store";
-import { chronosModeInstructions, jobTaskPrompt, STEP_LIMIT_NOTICE, triagePrompt } from "@/lib/chronos/prompts";
+import { finishExecution, holdsJob, markRunning } from "./executions";
+import { NOTIFY_TOOL } from "./jobs-store";
+import { chronosModeInstructions, jobTaskPrompt, STEP_LIMIT_NOTICE, triagePrompt } from "./prompts";
 import { ensureExecutionSession } from "./execution-session";
 
 /**

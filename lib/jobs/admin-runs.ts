@@ -3,10 +3,10 @@ import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import type { JobRun, JobRunStatus, JobStep } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
-import { jobCatalog } from "./catalog";
-import { enqueueCronRun, nextCronRun } from "@/lib/jobs/cron-runs";
-import { isEventTrigger } from "@/lib/jobs/define-job";
-import { requestCancel, requeueRun } from "@/lib/jobs/run-store";
+import { jobCatalog } from "@/lib/app/job-catalog";
+import { enqueueCronRun, nextCronRun } from "./cron-runs";
+import { isEventTrigger } from "./define-job";
+import { requestCancel, requeueRun } from "@/lib/jobs/job-queue/job-queue-store";
 
 /**
  * What admins see of background jobs (/admin/jobs and /api/admin/jobs/…): runs of the embedded

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
-import { announceCancel, announceWork, JOBS_CHANNEL } from "./wake-bus";
+import { announceCancel, announceWork, JOBS_CHANNEL } from "@/lib/jobs/wake-bus";
 
 /**
  * The embedded runner's queue, in SQL. A job run is one row that is at once the queue entry, the

@@ -1,10 +1,10 @@
 import type { TAgentEvent } from "@/lib/agent/agent-types";
 import { RunStopped } from "@/lib/agent/stop-reasons";
-import { resolveAgent } from "@/lib/agents/profiles";
-import { WORKER_PROFILE, type TWorkerProfile } from "@/lib/agents/run-profile";
-import { finalizeTask, getTaskOrThrow, isSessionFinished, isSessionResumable, isTerminal } from "@/lib/agents/task-store";
-import { WORKER_EVENT, ZWorkerEvent, type TWorkerEvent } from "@/lib/agents/worker-event";
-import { announceTask, forgetLive, publishLive, registerStop } from "@/lib/agents/worker-hub";
+import { resolveAgent } from "./profiles";
+import { WORKER_PROFILE, type TWorkerProfile } from "./run-profile";
+import { finalizeTask, getTaskOrThrow, isSessionFinished, isSessionResumable, isTerminal } from "./task-store";
+import { WORKER_EVENT, ZWorkerEvent, type TWorkerEvent } from "./worker-event";
+import { announceTask, forgetLive, publishLive, registerStop } from "./worker-hub";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client";
 import { isAppError } from "@/lib/errors";
