@@ -10,15 +10,18 @@ import type { TNodeRoute } from "./lib/http/server-hook";
  * - With jobs.runner: local, each process runs the embedded job runner; processes share the work
  *   through the database.
  * - The enabled plugins are started in the plugin host.
+ * installApp() (lib/app) comes first: it hands the capability list and the job catalog to the run
+ * core and the jobs engine for every module graph of this process.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { installApp } = await import("./lib/app/install-app");
+  installApp();
   const { installServerHook } = await import("./lib/http/server-hook");
   const { stampPeerAddress } = await import("./lib/auth/client-ip");
   // A production server answers POST /api/chat before Next.js (lib/http/server-hook.ts says why);
   // development keeps the route handler, which reloads when its code changes.
-  const routes: Record<string, TNodeRoute> = {};
-  if (process.env.NODE_ENV === "production") routes["POST /api/chat"] = (await import("./lib/channels/web/serve-chat")).serveChat;
+  const routes: Record<string, TNodeRoute> = process.env.NODE_ENV === "production" ? (await import("./lib/app/channels")).channelNodeRoutes() : {};
   installServerHook({ prepare: stampPeerAddress, routes });
   const { startAppJobRunner } = await import("./lib/app/app-job-runner");
   await startAppJobRunner();

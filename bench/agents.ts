@@ -17,6 +17,7 @@ import { randomBytes } from "node:crypto";
 import { createTasks, newTaskKey } from "../lib/agents/task-store";
 import { dispatchWorkers } from "../lib/agents/worker-event";
 import { db } from "../lib/db/client";
+import { installApp } from "../lib/app/install-app";
 import { jobCatalog } from "../lib/app/job-catalog";
 import { createJobRunner } from "../lib/jobs/job-runner";
 import { startRun, waitForRun } from "../lib/runs/start-run";
@@ -26,6 +27,8 @@ import type { TRecordedRequest } from "../tests/fake-llm/types";
 import { onEachDatabase, percentile } from "./support";
 
 process.env.XCLAW_LOG_SILENT ??= "1";
+// The capability list and the job catalog, as the app process installs them (lib/app).
+installApp();
 const fanOutRounds = Number(process.argv[2] ?? 5);
 const latencySamples = Number(process.argv[3] ?? 40);
 const WORKER_MS = 1_000;

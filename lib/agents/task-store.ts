@@ -212,19 +212,3 @@ export function workerView(task: AgentTask, live: { session?: Pick<ChatSession, 
     outputTokens: task.outputTokens,
   };
 }
-
-/** The worker sessions under each step of a session (for its step list): step id → workers. */
-export async function workerSessionsByStep(userId: string, sessionId: string): Promise<Map<string, { sessionId: string; agent: string; status: string }[]>> {
-  const rows = await db().agentTask.findMany({
-    where: { userId, parentSessionId: sessionId, sessionId: { not: null } },
-    orderBy: [{ parentStepId: "asc" }, { index: "asc" }],
-    select: { parentStepId: true, sessionId: true, agent: true, status: true },
-  });
-  const byStep = new Map<string, { sessionId: string; agent: string; status: string }[]>();
-  for (const row of rows) {
-    const list = byStep.get(row.parentStepId) ?? [];
-    list.push({ sessionId: row.sessionId!, agent: row.agent, status: row.status.toLowerCase() });
-    byStep.set(row.parentStepId, list);
-  }
-  return byStep;
-}

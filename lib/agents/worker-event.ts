@@ -4,7 +4,7 @@ import { sendEvent } from "@/lib/jobs/send-event";
 import type { AgentTask } from "@/lib/db/generated/client";
 
 /**
- * The event that starts one worker's job (lib/agent-runs/worker-job.ts). Its id is derived from
+ * The event that starts one worker's job (lib/agents/worker-job.ts). Its id is derived from
  * (parent session, delegate step, worker index): sending it again — a retry, agent_results after a
  * restart — is a no-op for 24 hours, so a worker is never started twice.
  */

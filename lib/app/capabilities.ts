@@ -4,26 +4,24 @@ import { browserWorkerFromEnvironment, closeBrowserSession } from "@/lib/browser
 import { createCronManageTool } from "@/lib/chronos/cron-manage-tool";
 import { notifyTool } from "@/lib/chronos/notify-tool";
 import { scanSecretsTool } from "@/lib/chronos/scan-secrets-tool";
-import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
+import type { TBehaviourConfig } from "@/lib/config/behaviour";
 import { memoryCapability } from "@/lib/memory/memory-capability";
-import { createLogger } from "@/lib/observability/logger";
 import { pluginToolProviders } from "@/lib/plugins/plugin-runtime";
-import { sandboxRuntime, type TSandboxRuntime } from "@/lib/sandbox/runtime";
+import type { TSandboxRuntime } from "@/lib/sandbox/runtime";
 import { skillLoadTool, skillsPrepareStep } from "@/lib/skills/skill-tools";
 import { calculatorTool } from "@/lib/tools/calculator";
 import { currentTimeTool } from "@/lib/tools/current-time";
 import { createFileTools } from "@/lib/tools/file-tools";
-import type { ToolRegistry } from "@/lib/tools/registry";
 import { createShellTools } from "@/lib/tools/shell-tools";
-import { announceRunEnded, assembleTools, chainPrepareSteps, resolveRunSettings, type TCapabilityPrepareStep, type TRunSettings, type TRunEndedContext, type TRunSettingsContext, type TSessionRef, type TToolProvider } from "@/lib/capabilities/tool-provider";
+import { defaultToolRegistry } from "@/lib/capabilities/installed-capabilities";
+import type { TToolProvider } from "@/lib/capabilities/tool-provider";
 
 /**
  * The capabilities every run can draw on, in one list: each contributes tools per run and frees
- * what it holds when a session is deleted. New capabilities (memory, plugins, agents) are added
- * here, not in the run core or in deleteSession.
+ * what it holds when a session is deleted. A new capability (a feature's tool provider) is added
+ * here, not in the run core or in deleteSession; the run core reaches this list only through
+ * lib/capabilities/installed-capabilities.ts, which installApp() fills.
  */
-const log = createLogger("capabilities");
-
 function buildProviders(runtime: TSandboxRuntime, config: TBehaviourConfig): TToolProvider[] {
   const core = [currentTimeTool, calculatorTool];
   const files = createFileTools(runtime, { deleteFile: config.tools.deleteFile });
@@ -56,8 +54,11 @@ function buildProviders(runtime: TSandboxRuntime, config: TBehaviourConfig): TTo
 
 let cached: { runtime: TSandboxRuntime; config: TBehaviourConfig; browserWorker: string | undefined; providers: TToolProvider[] } | undefined;
 
-/** Built once per configuration: runs start often, and the tool objects never change in between. */
-export function capabilityProviders(runtime: TSandboxRuntime = sandboxRuntime(), config = getBehaviourConfig()): TToolProvider[] {
+/**
+ * The capability list installed by installApp(). Built once per configuration: runs start often,
+ * and the tool objects never change in between.
+ */
+export function appCapabilities(runtime: TSandboxRuntime, config: TBehaviourConfig): TToolProvider[] {
   const browserWorker = process.env.BROWSER_WORKER_URL;
   if (!cached || cached.runtime !== runtime || cached.config !== config || cached.browserWorker !== browserWorker) {
     cached = { runtime, config, browserWorker, providers: buildProviders(runtime, config) };
@@ -65,42 +66,4 @@ export function capabilityProviders(runtime: TSandboxRuntime = sandboxRuntime(),
   // Plugins come and go while the app runs: one namespaced provider per running plugin (lib/plugins).
   const plugins = pluginToolProviders();
   return plugins.length ? [...cached.providers, ...plugins] : cached.providers;
-}
-
-/** The tools a run of this session gets. */
-export function runTools(session: TSessionRef & { runProfile?: unknown }, config = getBehaviourConfig()): ToolRegistry {
-  return assembleTools(capabilityProviders(sandboxRuntime(config), config), { ...session, config }).registry;
-}
-
-/** The capabilities' prepare hooks for a run of this session, plus the run's own, chained. */
-export function runPrepareStep(session: TSessionRef & { runProfile?: unknown; sessionTrigger?: string }, extra?: TCapabilityPrepareStep, config = getBehaviourConfig()): TCapabilityPrepareStep | undefined {
-  return chainPrepareSteps(capabilityProviders(sandboxRuntime(config), config), { ...session, config }, extra);
-}
-
-/** What the session's run profile (a worker's, a team's) makes of this run; undefined for ordinary chats. */
-export async function runSettingsFor(context: Omit<TRunSettingsContext, "config">, config = getBehaviourConfig()): Promise<TRunSettings | undefined> {
-  return resolveRunSettings(capabilityProviders(sandboxRuntime(config), config), { ...context, config });
-}
-
-/** After a run's end is recorded: each capability's follow-up work (never on the way to a first token). */
-export async function runEnded(context: Omit<TRunEndedContext, "config">, config = getBehaviourConfig()): Promise<void> {
-  await announceRunEnded(capabilityProviders(sandboxRuntime(config), config), { ...context, config });
-}
-
-/** Every tool the default capabilities offer (listings, tests). */
-export function defaultToolRegistry(runtime: TSandboxRuntime = sandboxRuntime(), config = getBehaviourConfig()): ToolRegistry {
-  return assembleTools(capabilityProviders(runtime, config), { userId: "", sessionId: "", config }).registry;
-}
-
-/** The one "session deleted" hook: every capability frees what it held for the session. */
-export async function releaseSessionResources(session: TSessionRef): Promise<void> {
-  await Promise.all(
-    capabilityProviders().map(async (provider) => {
-      try {
-        await provider.releaseSession?.(session);
-      } catch (error) {
-        log.warn("could not release a deleted session's resources", { capability: provider.id, sessionId: session.sessionId, error });
-      }
-    }),
-  );
 }

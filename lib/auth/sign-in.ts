@@ -3,7 +3,7 @@ import { db } from "@/lib/db/client";
 import type { User } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
 import { FORBIDDEN_CHARACTER_REASON, hasForbiddenCharacter } from "@/lib/http/request-body";
-import { MAX_EMAIL_LENGTH, normalizeEmail } from "@/lib/users/users";
+import { MAX_EMAIL_LENGTH, normalizeEmail } from "./email";
 import { decoyPasswordHash, MAX_PASSWORD_LENGTH, verifyPassword } from "./password";
 import { assertNotRateLimited, clearRateLimit, recordFailure } from "./rate-limit";
 

@@ -1,8 +1,9 @@
 import { z } from "zod";
 
 /**
- * The events chronos hands to the jobs layer (the jobs themselves live in lib/chronos-runner, which
- * may start runs). Names and payloads are defined here so that code below the runner can send them.
+ * The events chronos hands to the jobs layer (the jobs themselves are in chronos-jobs.ts). Names
+ * and payloads live apart from the jobs so that the tools and stores can send them without
+ * importing the job handlers.
  */
 export const EXECUTION_EVENT = "chronos/execution.requested";
 export const ZExecutionEvent = z.object({ executionId: z.uuid(), userId: z.uuid() });

@@ -1,7 +1,7 @@
 import { RetryAfterError } from "inngest";
 import type { TAgentOutcome } from "@/lib/agent/agent-types";
 import { RunStopped, type TStopReason } from "@/lib/agent/stop-reasons";
-import { runTools } from "@/lib/app/capabilities";
+import { runTools } from "@/lib/capabilities/installed-capabilities";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import type { ChatSession, ChronosExecution, ChronosExecutionStatus } from "@/lib/db/generated/client";

@@ -1,4 +1,4 @@
-import { defaultToolRegistry } from "@/lib/app/capabilities";
+import { defaultToolRegistry } from "@/lib/capabilities/installed-capabilities";
 import { jobToolChoices, type TToolCatalogEntry } from "./jobs-store";
 import type { TChronosToolChoice } from "@/lib/wire/chronos";
 

@@ -3,10 +3,10 @@ import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import type { JobRun, JobRunStatus, JobStep } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
-import { jobCatalog } from "@/lib/app/job-catalog";
+import { installedJobs } from "./installed-jobs";
 import { enqueueCronRun, nextCronRun } from "./cron-runs";
 import { isEventTrigger } from "./define-job";
-import { requestCancel, requeueRun } from "@/lib/jobs/job-queue/job-queue-store";
+import { requestCancel, requeueRun } from "./job-queue/job-queue-store";
 
 /**
  * What admins see of background jobs (/admin/jobs and /api/admin/jobs/…): runs of the embedded
@@ -141,7 +141,7 @@ export const ZStartJobRun = z.strictObject({ jobId: z.string().min(1).max(100) }
  */
 export async function startJobRunNow(jobId: string, actor: string): Promise<TJobRunDetail> {
   if (getBehaviourConfig().jobs.runner !== "local") throw new AppError("conflict", "Jobs run on Inngest (jobs.runner: inngest); start them from its dashboard.");
-  const job = jobCatalog.find((candidate) => candidate.id === jobId);
+  const job = installedJobs().find((candidate) => candidate.id === jobId);
   if (!job) throw new AppError("not_found", `No job "${jobId}" in this version of xclaw.`);
   if (isEventTrigger(job.trigger)) throw new AppError("bad_request", `Job "${jobId}" starts on the event ${job.trigger.event}; send that event to run it.`);
   const result = await enqueueCronRun(job, { manualBy: actor });
@@ -164,7 +164,7 @@ export type TJobDefinitionView = {
 export function describeJobs(): { runner: "local" | "inngest"; jobs: TJobDefinitionView[] } {
   return {
     runner: getBehaviourConfig().jobs.runner,
-    jobs: jobCatalog.map((job) => ({
+    jobs: installedJobs().map((job) => ({
       id: job.id,
       trigger: isEventTrigger(job.trigger) ? `event ${job.trigger.event}` : `cron ${job.trigger.cron} (${job.trigger.tz ?? "UTC"})`,
       retries: job.retries,

@@ -58,7 +58,7 @@ export function createJobRegistry(jobs: readonly TAnyJobDefinition[]): TJobRegis
     },
     parseInvokeData(jobId, data) {
       const job = byId.get(jobId);
-      if (!job) throw new AppError("bad_request", `Unknown job "${jobId}": it is not in the job catalog (lib/job-catalog/catalog.ts).`);
+      if (!job) throw new AppError("bad_request", `Unknown job "${jobId}": it is not in the job catalog (lib/app/job-catalog.ts).`);
       const parsed = job.schema.safeParse(data ?? {});
       if (!parsed.success) throw new AppError("bad_request", `Data for job "${jobId}" is not valid: ${describeIssue(parsed.error)}.`);
       return parsed.data;

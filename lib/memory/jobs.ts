@@ -16,5 +16,5 @@ export const memoryPruneJob = defineJob({ id: "memory.prune", trigger: { cron: "
   }),
 );
 
-/** The memory and knowledge-base jobs, for lib/job-catalog/catalog.ts. */
+/** The memory and knowledge-base jobs, for lib/app/job-catalog.ts. */
 export const memoryJobs = [memoryExtractionJob, indexDocumentJob, reembedJob, backfillJob, memoryPruneJob] as const;

@@ -5,8 +5,8 @@ import { rollbackSession } from "@/lib/sessions/rollback-session";
 import { stepKey } from "@/lib/sessions/sessions";
 import { formatSkillsCommand } from "@/lib/skills/skill-tools";
 import { asJson, type TCommandOutput } from "@/lib/sessions/step-codecs";
-import { listSteps, parseStepKey, recordStep, toStepRow } from "@/lib/sessions/steps";
-import { workerSessionsByStep } from "@/lib/agents/task-store";
+import { listStepRows } from "@/lib/sessions/step-rows";
+import { parseStepKey, recordStep } from "@/lib/sessions/steps";
 import type { TStepRow } from "@/lib/wire/chat";
 import type { TMessageResult } from "./message-result";
 import { resumeSession, type TStartOverrides } from "./resume-session";
@@ -49,10 +49,7 @@ export async function runSlashCommand(session: ChatSession, text: string, option
   switch (command.toLowerCase()) {
     case "/steps": {
       const limit = Math.min(200, Math.max(1, Number(rest[0]) || 20));
-      const workers = await workerSessionsByStep(session.userId, session.id);
-      const steps = (await listSteps({ sessionId: session.id, userId: session.userId }))
-        .map((step) => ({ ...toStepRow(step), childSessions: workers.get(step.id) }))
-        .slice(-limit);
+      const steps = (await listStepRows({ sessionId: session.id, userId: session.userId })).slice(-limit);
       return answer(session, text, { reply: formatSteps(steps) });
     }
     case "/rollback": {

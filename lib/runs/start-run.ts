@@ -4,7 +4,7 @@ import { runAgent } from "@/lib/agent/run-agent";
 import { isRunStopped, RunStopped, STOP_REASONS } from "@/lib/agent/stop-reasons";
 import { buildSystemPrompt } from "@/lib/agent/system-prompt";
 import { decideToolCall } from "@/lib/approvals/policy";
-import { runEnded, runPrepareStep, runSettingsFor, runTools } from "@/lib/app/capabilities";
+import { runEnded, runPrepareStep, runSettingsFor, runTools } from "@/lib/capabilities/installed-capabilities";
 import type { TRunSettings } from "@/lib/capabilities/tool-provider";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";

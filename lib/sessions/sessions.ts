@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { releaseSessionResources } from "@/lib/app/capabilities";
+import { releaseSessionResources } from "@/lib/capabilities/installed-capabilities";
 import { db } from "@/lib/db/client";
 import type { ChatSession, Prisma, RunTrigger } from "@/lib/db/generated/client";
 import { storableText } from "@/lib/db/storable";

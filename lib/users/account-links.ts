@@ -6,7 +6,8 @@ import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import { Prisma, type AccountLink, type User } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
-import { toPublicUser, ZEmail, ZName, type TPublicUser } from "./users";
+import { ZEmail } from "@/lib/auth/email";
+import { toPublicUser, ZName, type TPublicUser } from "./users";
 
 /**
  * One-time links an admin passes on to a person, because xclaw has no mail server:

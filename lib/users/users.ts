@@ -3,6 +3,7 @@ import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import type { User } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
+import { ZEmail } from "@/lib/auth/email";
 import { hashPassword, MAX_PASSWORD_LENGTH, passwordWeakness, verifyPassword } from "@/lib/auth/password";
 import { forgetAuth } from "@/lib/auth/auth-cache";
 import { assertNotRateLimited, clearRateLimit, recordFailure } from "@/lib/auth/rate-limit";
@@ -16,20 +17,6 @@ export type TAdminUserRow = TPublicUser & { status: "active" | "disabled"; creat
 export function toPublicUser(user: Pick<User, "id" | "email" | "name" | "role">): TPublicUser {
   return { id: user.id, email: user.email, name: user.name, role: user.role === "ADMIN" ? "admin" : "user" };
 }
-
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
-/** RFC 5321's limit for a forward path; the unique index on users.email relies on it too. */
-export const MAX_EMAIL_LENGTH = 254;
-
-export const ZEmail = z
-  .string({ error: "Email is required." })
-  .trim()
-  .max(MAX_EMAIL_LENGTH, "Email is too long.")
-  .pipe(z.email({ error: "Enter a valid email address." }))
-  .transform(normalizeEmail);
 
 export const ZName = z.string().trim().max(100, "Name is at most 100 characters.").transform((name) => name || null);
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/runs/start-run";
-import { defaultToolRegistry } from "@/lib/app/capabilities";
+import { defaultToolRegistry } from "@/lib/capabilities/installed-capabilities";
 import { findChromium } from "@/workers/browser/chromium";
 import { startBrowserWorker, type TBrowserWorker } from "@/workers/browser/worker";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";

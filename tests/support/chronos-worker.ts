@@ -6,10 +6,12 @@
  */
 import { scheduleDueJobs } from "@/lib/chronos/scheduler";
 import { EXECUTION_EVENT, executionEventId } from "@/lib/chronos/events";
+import { installApp } from "@/lib/app/install-app";
 import { jobCatalog } from "@/lib/app/job-catalog";
 import { createJobRunner } from "@/lib/jobs/job-runner";
 import { sendEvent } from "@/lib/jobs/send-event";
 
+installApp();
 const runner = createJobRunner({ jobs: jobCatalog, leaseMs: 3_000, pollIntervalMs: 100, retryBaseDelayMs: 20, cron: false });
 await runner.start();
 process.stdout.write(`jobs-worker ready ${runner.id}\n`);

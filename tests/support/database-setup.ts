@@ -4,8 +4,10 @@ import pg from "pg";
 import { afterAll, beforeAll, inject } from "vitest";
 import { disconnectDatabase } from "../../lib/db/client";
 import { startEmbeddedDatabase, type TEmbeddedDatabase } from "../../lib/db/embedded";
-// Installs the app's jobs for sendEvent, as instrumentation.ts does in the app.
-import "../../lib/app/job-catalog";
+import { installApp } from "../../lib/app/install-app";
+
+// The capability list and the job catalog, as instrumentation.ts installs them in the app.
+installApp();
 
 /** Gives this test file a database of its own and points DATABASE_URL at it. */
 let embedded: TEmbeddedDatabase | undefined;

@@ -2,7 +2,11 @@ import { describe, expect, it, vi } from "vitest";
 import { parseBehaviourConfig } from "@/lib/config/behaviour";
 import { E2bSandbox, REMOTE_WORKDIR, type TRemoteSandbox, type TRemoteSandboxFactory } from "@/lib/sandbox/e2b-sandbox";
 import { createSandboxRuntime } from "@/lib/sandbox/runtime";
-import { defaultToolRegistry } from "@/lib/app/capabilities";
+import { installApp } from "@/lib/app/install-app";
+import { defaultToolRegistry } from "@/lib/capabilities/installed-capabilities";
+
+// The app's capability list, as instrumentation.ts installs it.
+installApp();
 
 /**
  * E2B mode against a stand-in for the e2b SDK at exactly the boundary xclaw uses (TRemoteSandbox):

@@ -4,9 +4,13 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseBehaviourConfig } from "@/lib/config/behaviour";
 import { createSandboxRuntime, workspaceRoot } from "@/lib/sandbox/runtime";
-import { defaultToolRegistry } from "@/lib/app/capabilities";
+import { installApp } from "@/lib/app/install-app";
+import { defaultToolRegistry } from "@/lib/capabilities/installed-capabilities";
 import { unifiedDiff } from "@/lib/tools/line-diff";
 import type { TToolResult } from "@/lib/tools/registry";
+
+// The app's capability list, as instrumentation.ts installs it.
+installApp();
 
 const userId = "00000000-0000-4000-8000-0000000000aa";
 const context = { userId, sessionId: "s", signal: new AbortController().signal, stepId: "", progress: () => {} };
