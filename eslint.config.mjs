@@ -2,32 +2,77 @@ import nextCoreWebVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
 
 /**
- * The direction of dependencies inside lib/ (ARCHITECTURE.md, "Layers"): a folder may import only
- * folders of lower layers. Domains later in the list build on the earlier ones; nothing reaches up.
+ * lib/ as features and what each may use (ARCHITECTURE.md, "Where behaviour lives"). Every folder
+ * may use the foundation; the others name the folders they build on, and may use whatever those
+ * may use. The list must stay a DAG (checked below, so a mutual pair cannot be declared), and
+ * ESLint refuses any import outside a folder's allowance: nothing reaches up or sideways.
+ * lib/app, the composition root, may use everything; nothing in lib/ may use it.
  */
-const LIB_LAYERS = [
-  ["errors.ts", "config", "observability", "net", "wire", "db", "http", "text"],
-  ["providers", "sandbox", "settings", "jobs", "bundles"],
-  ["tools", "browser", "memory"],
-  ["skills"],
-  ["plugins"],
-  // agents: profiles, the delegate tools and worker settings (a capability); agent-runs: the worker job.
-  ["capabilities", "approvals", "auth", "users", "notifications", "chronos", "agents"],
-  ["agent"],
-  ["sessions"],
-  ["runs"],
-  ["agent-runs"],
-  ["channels", "job-catalog", "chronos-runner"],
-];
-const libZones = LIB_LAYERS.flatMap((layer, index) =>
-  layer.map((folder) => ({
-    target: `./lib/${folder}`,
-    from: LIB_LAYERS.slice(index + 1)
-      .flat()
-      .map((higher) => `./lib/${higher}`),
-    message: `lib/${folder} sits below these folders in the layering (eslint.config.mjs, ARCHITECTURE.md); move the shared piece down instead.`,
-  })),
-).filter((zone) => zone.from.length);
+const FOUNDATION = {
+  "errors.ts": [],
+  "process-singleton.ts": [],
+  text: [],
+  wire: [],
+  config: ["errors.ts"],
+  observability: ["config"],
+  net: ["errors.ts", "config", "observability"],
+  db: ["errors.ts", "config", "observability"],
+  http: ["errors.ts", "config", "observability"],
+};
+const FEATURES = {
+  // Engines and stores with no product knowledge.
+  settings: [],
+  jobs: [],
+  providers: [],
+  sandbox: [],
+  bundles: [],
+  // Tools and what builds on them.
+  tools: ["providers", "sandbox"],
+  browser: ["tools"],
+  skills: ["bundles", "tools"],
+  plugins: ["skills"],
+  memory: ["jobs", "tools"],
+  approvals: ["tools"],
+  // Accounts and notifications.
+  auth: ["jobs"],
+  users: ["auth", "settings"],
+  notifications: ["auth", "jobs"],
+  // The agent loop, the tool-provider interface, sessions and the run core every trigger uses.
+  capabilities: ["tools"],
+  agent: ["tools"],
+  sessions: ["capabilities"],
+  runs: ["agent", "sessions", "approvals", "skills", "jobs"],
+  // Features that start runs.
+  channels: ["runs", "auth"],
+  agents: ["runs"],
+  chronos: ["runs", "notifications", "auth"],
+};
+const foundationNames = Object.keys(FOUNDATION);
+const LIB_USES = {
+  ...FOUNDATION,
+  ...Object.fromEntries(Object.entries(FEATURES).map(([folder, uses]) => [folder, [...foundationNames, ...uses]])),
+};
+LIB_USES.app = Object.keys(LIB_USES);
+
+/** Everything a folder may use: its own list, and what those may use, transitively. */
+function allowance(folder, path = []) {
+  if (path.includes(folder)) throw new Error(`eslint.config.mjs: lib/ features use each other in a circle: ${[...path, folder].join(" → ")}`);
+  const uses = LIB_USES[folder];
+  if (!uses) throw new Error(`eslint.config.mjs: lib/${folder} is not listed in FOUNDATION or FEATURES`);
+  return new Set(uses.flatMap((used) => [used, ...allowance(used, [...path, folder])]));
+}
+const libZones = Object.keys(LIB_USES)
+  .map((folder) => {
+    const allowed = allowance(folder);
+    return {
+      target: `./lib/${folder}`,
+      from: Object.keys(LIB_USES)
+        .filter((other) => other !== folder && !allowed.has(other))
+        .map((other) => `./lib/${other}`),
+      message: `lib/${folder} may not use this folder (eslint.config.mjs, FEATURES): move the shared piece down, or pass it in from lib/app.`,
+    };
+  })
+  .filter((zone) => zone.from.length);
 
 const config = [
   ...nextCoreWebVitals,

@@ -10,9 +10,9 @@ import type { Prisma } from "@/lib/db/generated/client";
 import { isAppError } from "@/lib/errors";
 import { defineJob } from "@/lib/jobs/define-job";
 import { createLogger } from "@/lib/observability/logger";
-import { localRunOf } from "@/lib/runs/local-runs";
+import { localRunOf, waitForRun } from "@/lib/runs/local-runs";
 import { markInterruptedIfStale } from "@/lib/runs/run-lease";
-import { startRun, waitForRun } from "@/lib/runs/start-run";
+import { startRun } from "@/lib/runs/start-run";
 import { createSession } from "@/lib/sessions/sessions";
 
 /**

@@ -8,7 +8,8 @@ import type { ChatSession, ChronosExecution, ChronosExecutionStatus } from "@/li
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import { isRunAlive, markInterruptedIfStale } from "@/lib/runs/run-lease";
-import { startRun, waitForRun } from "@/lib/runs/start-run";
+import { startRun } from "@/lib/runs/start-run";
+import { waitForRun } from "@/lib/runs/local-runs";
 import { finishExecution, holdsJob, markRunning } from "./executions";
 import { NOTIFY_TOOL } from "./jobs-store";
 import { chronosModeInstructions, jobTaskPrompt, STEP_LIMIT_NOTICE, triagePrompt } from "./prompts";

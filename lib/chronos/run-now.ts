@@ -1,6 +1,6 @@
 import { AppError } from "@/lib/errors";
 import { sendEvent } from "@/lib/jobs/send-event";
-import { requireProviders } from "@/lib/runs/start-run";
+import { requireProviders } from "@/lib/runs/require-providers";
 import { EXECUTION_EVENT, executionEventId } from "./events";
 import { beginJobExecution, finishExecution } from "./executions";
 import { getJobOrThrow } from "./jobs-store";

@@ -178,3 +178,23 @@ export async function claimPausedForDecision(options: {
   const row = rows[0];
   return row ? { allowedTools: row.allowedTools, allowedOrigins: row.allowedOrigins, runProfile: row.runProfile ?? null, model: row.model, sessionTrigger: row.sessionTrigger } : undefined;
 }
+
+/**
+ * The run's end: the session leaves RUNNING with the run's outcome and is free for the next claim.
+ * Written only while this run still holds the session (its runId), so a run that lost its lease to
+ * another process never overwrites the new owner's state.
+ */
+export async function releaseSessionClaim(options: {
+  session: TSessionRef;
+  runId: string;
+  status: "SUCCESS" | "FAILED" | "PAUSED";
+  statusReason: string | null;
+}): Promise<void> {
+  const { session, runId, status, statusReason } = options;
+  await withDatabaseRetry("record the end of a run", () =>
+    rawQuery(sql`
+      UPDATE "chat_sessions" SET "status" = ${status}::"ChatSessionStatus", "statusReason" = ${statusReason}::text, "runnerId" = NULL,
+             "leaseExpiresAt" = NULL, "stopRequestedAt" = NULL, "updatedAt" = ${new Date()}::timestamp
+      WHERE "id" = ${session.id}::uuid AND "runId" = ${runId}::uuid`),
+  );
+}

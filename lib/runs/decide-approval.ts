@@ -4,7 +4,8 @@ import { AppError, isAppError } from "@/lib/errors";
 import { getSessionOrThrow } from "@/lib/sessions/sessions";
 import type { TMessageResult } from "./message-result";
 import type { TStartOverrides } from "./resume-session";
-import { requireProviders, startRun } from "./start-run";
+import { startRun } from "./start-run";
+import { requireProviders } from "./require-providers";
 
 /**
  * The owner's Approve / Deny. Only the session owner can decide (anyone else gets 404, as if the

@@ -115,3 +115,8 @@ export function watchLocalRun(run: TLocalRun, onEvents: (events: TRunEvent[], do
   schedule();
   return stop;
 }
+
+/** Waits until this process's run of the session (if any) has finished (tests, children, shutdown). */
+export async function waitForRun(sessionId: string): Promise<TAgentOutcome | undefined> {
+  return localRunOf(sessionId)?.finished;
+}

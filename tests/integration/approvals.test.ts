@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { waitForRun } from "@/lib/runs/start-run";
+import { waitForRun } from "@/lib/runs/local-runs";
 import { workspaceRoot } from "@/lib/sandbox/runtime";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { clearProviderEnvironment, decideResponse, newSession, sendChat, useFakeProvider } from "../support/chat";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "@/lib/db/client";
-import { waitForRun } from "@/lib/runs/start-run";
+import { waitForRun } from "@/lib/runs/local-runs";
 import { defaultToolRegistry } from "@/lib/capabilities/installed-capabilities";
 import { findChromium } from "@/workers/browser/chromium";
 import { startBrowserWorker, type TBrowserWorker } from "@/workers/browser/worker";

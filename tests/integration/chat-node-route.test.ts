@@ -6,7 +6,7 @@ import { serveChat } from "@/lib/channels/web/serve-chat";
 import { db } from "@/lib/db/client";
 import { installServerHook } from "@/lib/http/server-hook";
 import { API_CONTENT_SECURITY_POLICY } from "@/lib/http/security-headers";
-import { waitForRun } from "@/lib/runs/start-run";
+import { waitForRun } from "@/lib/runs/local-runs";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { chatResponse, clearProviderEnvironment, newSession, useFakeProvider } from "../support/chat";
 import { createUser, ORIGIN } from "../support/http";

@@ -13,7 +13,7 @@ import { GET as listSessionsRoute, POST as createSessionRoute } from "@/app/api/
 import { PATCH as updateMe } from "@/app/api/me/route";
 import { POST as chat } from "@/app/api/chat/route";
 import { db } from "@/lib/db/client";
-import { waitForRun } from "@/lib/runs/start-run";
+import { waitForRun } from "@/lib/runs/local-runs";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { clearProviderEnvironment, decideResponse, newSession, sendChat, useFakeProvider } from "../support/chat";
 import { call, createUser, ORIGIN } from "../support/http";

@@ -4,7 +4,7 @@ import { GET as listSessionsRoute } from "@/app/api/sessions/route";
 import { GET as getSteps } from "@/app/api/sessions/[id]/steps/route";
 import { POST as stop } from "@/app/api/sessions/[id]/stop/route";
 import { db } from "@/lib/db/client";
-import { waitForRun } from "@/lib/runs/start-run";
+import { waitForRun } from "@/lib/runs/local-runs";
 import { defaultToolRegistry } from "@/lib/capabilities/installed-capabilities";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { chatResponse as sendChat, clearProviderEnvironment, newSession, useFakeProvider } from "../support/chat";

@@ -13,7 +13,7 @@ import { STEP_LIMIT_NOTICE } from "@/lib/chronos/prompts";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import type { TJobRunner } from "@/lib/jobs/job-runner";
-import { waitForRun } from "@/lib/runs/start-run";
+import { waitForRun } from "@/lib/runs/local-runs";
 import { workspaceRoot } from "@/lib/sandbox/runtime";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { clearProviderEnvironment, decideResponse, newSession, sendChat, useFakeProvider } from "../support/chat";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { parseDocument } from "yaml";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { dbPool, db } from "@/lib/db/client";
-import { waitForRun } from "@/lib/runs/start-run";
+import { waitForRun } from "@/lib/runs/local-runs";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { chatResponse, clearProviderEnvironment, newSession, useFakeProvider } from "../support/chat";
 import { createUser } from "../support/http";

@@ -12,7 +12,7 @@ import { db } from "@/lib/db/client";
 import { pluginHostFromEnvironment } from "@/lib/plugins/host-client";
 import { syncPlugins } from "@/lib/plugins/plugin-runtime";
 import { sandboxRuntime } from "@/lib/sandbox/runtime";
-import { waitForRun } from "@/lib/runs/start-run";
+import { waitForRun } from "@/lib/runs/local-runs";
 import { spawnPluginHost, type THostProcess } from "@/workers/plugins/spawn-host";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { clearProviderEnvironment, decideResponse, newSession, sendChat, useFakeProvider } from "../support/chat";

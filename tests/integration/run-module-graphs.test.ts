@@ -3,7 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { createSession } from "@/lib/sessions/sessions";
-import { startRun, waitForRun } from "@/lib/runs/start-run";
+import { startRun } from "@/lib/runs/start-run";
+import { waitForRun } from "@/lib/runs/local-runs";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { clearProviderEnvironment, useFakeProvider } from "../support/chat";
 import { createUser } from "../support/http";
@@ -43,7 +44,7 @@ it("a run started in one module graph outlives the heartbeats of another", async
 
   // A second copy of the run core, as Next.js has for instrumentation: its own module state.
   vi.resetModules();
-  const other = await import("@/lib/runs/start-run");
+  const other = { ...(await import("@/lib/runs/start-run")), ...(await import("@/lib/runs/local-runs")) };
   const sessions = await import("@/lib/sessions/sessions");
   const second = await sessions.createSession({ userId: user.id });
   await other.startRun({ session: { id: second.id, userId: user.id }, input: { kind: "message", text: "two" } });

@@ -7,7 +7,7 @@ import { GET as getAdminSkill, PATCH as patchSkill } from "@/app/api/admin/skill
 import { GET as listSkills, POST as savePersonal } from "@/app/api/skills/route";
 import { DELETE as deletePersonal } from "@/app/api/skills/[name]/route";
 import { db } from "@/lib/db/client";
-import { waitForRun } from "@/lib/runs/start-run";
+import { waitForRun } from "@/lib/runs/local-runs";
 import { forgetSkillListings, listSkillsForUser } from "@/lib/skills/skill-store";
 import { workspaceRoot } from "@/lib/sandbox/runtime";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
