@@ -8,7 +8,7 @@ import type { TAgentCallKind, TAgentsCardDetail, TWorkerApproval, TWorkerResult 
 import { deliverFile } from "./deliveries";
 import type { TAgentDefinition } from "./profiles";
 import { deliveryFolder } from "./run-profile";
-import { createTasks, delegationsInRun, failedAttempts, finalizeTask, isSessionFinished, isTerminal, requestCancel, taskHash, tasksByIds, workerResult, workerView } from "./task-store";
+import { createTasks, delegationsInRun, failedAttempts, finalizeTask, isSessionFinished, isTerminal, requestTasksCancel, taskHash, tasksByIds, workerResult, workerView } from "./task-store";
 import { dispatchWorkers } from "./worker-event";
 import { waitForChange } from "./worker-hub";
 
@@ -135,7 +135,7 @@ export async function waitForTasks(context: TToolContext, kind: TAgentCallKind, 
   let last = "";
   while (true) {
     if (context.signal.aborted) {
-      if (stoppedByPerson(context.signal)) await requestCancel(await tasksByIds(ids));
+      if (stoppedByPerson(context.signal)) await requestTasksCancel(await tasksByIds(ids));
       throw context.signal.reason ?? new Error("stopped");
     }
     let tasks = await tasksByIds(all);

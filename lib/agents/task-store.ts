@@ -100,7 +100,7 @@ export async function failedAttempts(parentSessionId: string, hash: string): Pro
 }
 
 /** The parent stopped: its workers stop too (at once when they run here; else by their next heartbeat). */
-export async function requestCancel(tasks: readonly AgentTask[]): Promise<void> {
+export async function requestTasksCancel(tasks: readonly AgentTask[]): Promise<void> {
   const open = tasks.filter((task) => !isTerminal(task.status));
   if (!open.length) return;
   await db().agentTask.updateMany({ where: { id: { in: open.map((task) => task.id) } }, data: { cancelRequested: true } });

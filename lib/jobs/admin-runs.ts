@@ -6,7 +6,7 @@ import { AppError } from "@/lib/errors";
 import { installedJobs } from "./installed-jobs";
 import { enqueueCronRun, nextCronRun } from "./cron-runs";
 import { isEventTrigger } from "./define-job";
-import { requestCancel, requeueRun } from "./job-queue/job-queue-store";
+import { requestJobCancel, requeueJobRun } from "./job-queue/admin";
 
 /**
  * What admins see of background jobs (/admin/jobs and /api/admin/jobs/…): runs of the embedded
@@ -121,7 +121,7 @@ export async function getJobRunOrThrow(runId: string): Promise<TJobRunDetail> {
 export async function retryJobRun(runId: string): Promise<TJobRunDetail> {
   const run = await getJobRunOrThrow(runId);
   if (run.status !== "failed" && run.status !== "cancelled") throw new AppError("conflict", `Only failed or cancelled runs can be retried; this one is ${run.status}.`);
-  if (!(await requeueRun(runId))) throw new AppError("conflict", "The run changed meanwhile; reload and try again.");
+  if (!(await requeueJobRun(runId))) throw new AppError("conflict", "The run changed meanwhile; reload and try again.");
   return getJobRunOrThrow(runId);
 }
 
@@ -129,7 +129,7 @@ export async function retryJobRun(runId: string): Promise<TJobRunDetail> {
 export async function cancelJobRun(runId: string, actor: string): Promise<TJobRunDetail> {
   const run = await getJobRunOrThrow(runId);
   if (run.status === "completed" || run.status === "failed" || run.status === "cancelled") throw new AppError("conflict", `The run has already ended (${run.status}).`);
-  if (!(await requestCancel(runId, `Cancelled by ${actor}.`))) throw new AppError("conflict", "The run ended meanwhile; reload to see how.");
+  if (!(await requestJobCancel(runId, `Cancelled by ${actor}.`))) throw new AppError("conflict", "The run ended meanwhile; reload to see how.");
   return getJobRunOrThrow(runId);
 }
 

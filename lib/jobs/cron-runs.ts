@@ -1,7 +1,7 @@
 import { Cron } from "croner";
 import type { TAnyJobDefinition } from "./define-job";
-import { newRunFor } from "./job-queue/new-job-run";
-import { enqueueEvents, newRunId, type TEnqueueResult } from "./job-queue/job-queue-store";
+import { newJobRunFor } from "./job-queue/new-job-run";
+import { enqueueEvents, newJobRunId, type TEnqueueResult } from "./job-queue/enqueue";
 
 /**
  * Cron jobs on the embedded runner. Every runner schedules every cron job with croner (in the
@@ -35,13 +35,13 @@ export async function enqueueCronRun(job: TAnyJobDefinition, options: { slot: Da
   const schedule = cronOf(job);
   if (!schedule) throw new Error(`job "${job.id}" is not a cron job`);
   const at = "slot" in options ? options.slot : new Date();
-  const eventId = "slot" in options ? `cron:${job.id}:${at.toISOString()}` : `manual:${job.id}:${newRunId()}`;
+  const eventId = "slot" in options ? `cron:${job.id}:${at.toISOString()}` : `manual:${job.id}:${newJobRunId()}`;
   const data = { cron: schedule.cron, scheduledAt: at.toISOString() };
   return enqueueEvents([
     {
       id: eventId,
       name: "jobs/cron",
-      runs: [newRunFor(job, data, { trigger: "slot" in options ? `cron ${schedule.cron} (${schedule.timezone})` : `run now by ${options.manualBy}`, eventName: "jobs/cron", eventId })],
+      runs: [newJobRunFor(job, data, { trigger: "slot" in options ? `cron ${schedule.cron} (${schedule.timezone})` : `run now by ${options.manualBy}`, eventName: "jobs/cron", eventId })],
     },
   ]);
 }

@@ -1,7 +1,7 @@
 import type { TSendEventInput } from "./define-job";
 import type { TJobRegistry } from "./job-registry";
 import { prepareEvents } from "./prepare-events";
-import { enqueueEvents } from "./job-queue/job-queue-store";
+import { enqueueEvents } from "./job-queue/enqueue";
 
 export type TSendEventResult = {
   /** The events' ids (the caller's or generated), in order. */

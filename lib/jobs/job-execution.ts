@@ -5,22 +5,12 @@ import { createLogger } from "@/lib/observability/logger";
 import { durationMs, type TAnyJobDefinition, type TInvokeOptions, type TSendEventInput, type TStepTools } from "./define-job";
 import type { TJobRegistry } from "./job-registry";
 import { prepareEvents } from "./prepare-events";
-import {
-  announceEnqueued,
-  enqueueEventsInTransaction,
-  finishExecution,
-  insertRuns,
-  readRunResult,
-  saveStep,
-  type TClaimedRun,
-  type TRunOutcome,
-  notifyWork,
-  type TNewRun,
-  type TStepWrite,
-  type TStoredStep,
-} from "./job-queue/job-queue-store";
+import { announceEnqueued, enqueueEventsInTransaction, insertJobRuns, notifyWork, type TNewJobRun } from "./job-queue/enqueue";
+import { finishJobRun, type TJobRunOutcome } from "./job-queue/finish";
+import { readJobRunResult, saveJobStep, type TJobStepWrite, type TStoredJobStep } from "./job-queue/job-steps";
+import { type TClaimedJobRun } from "./job-queue/claim";
 import { describeThrown, toStoredJson } from "./step-output";
-import { newRunFor } from "./job-queue/new-job-run";
+import { newJobRunFor } from "./job-queue/new-job-run";
 
 /**
  * One execution of a claimed run on the embedded runner: the handler runs from the top, and the
@@ -36,7 +26,7 @@ const SHORT_SLEEP_MS = 1_000;
 const DEFAULT_INVOKE_TIMEOUT_MS = 365 * 24 * 3600 * 1000;
 const MAX_RETRY_DELAY_MS = 10 * 60 * 1000;
 
-export type TExecutionOptions = {
+export type TJobExecutionOptions = {
   owner: string;
   registry: TJobRegistry;
   maxStepOutputBytes: number;
@@ -79,10 +69,10 @@ function retryAfterMs(error: unknown): number | undefined {
   return Number.isFinite(at) ? Math.max(0, at - Date.now()) : undefined;
 }
 
-export class RunExecution {
+export class JobExecution {
   readonly runId: string;
   private readonly controller = new AbortController();
-  private readonly steps = new Map<string, TStoredStep>();
+  private readonly steps = new Map<string, TStoredJobStep>();
   private readonly usedIds = new Map<string, number>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private interrupt: TInterrupt | undefined;
@@ -91,8 +81,8 @@ export class RunExecution {
   private readonly job: TAnyJobDefinition | undefined;
 
   constructor(
-    private readonly run: TClaimedRun,
-    private readonly options: TExecutionOptions,
+    private readonly run: TClaimedJobRun,
+    private readonly options: TJobExecutionOptions,
   ) {
     this.runId = run.id;
     this.job = options.registry.get(run.jobId);
@@ -128,18 +118,18 @@ export class RunExecution {
     return this.interrupt !== undefined;
   }
 
-  async execute(): Promise<TRunOutcome | undefined> {
+  async execute(): Promise<TJobRunOutcome | undefined> {
     const outcome = await this.decide();
     // Steps that already started finish and are stored before the run is parked or ended.
     while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
     const final = this.interrupt?.kind === "lease-lost" ? undefined : (this.interruptOutcome() ?? outcome);
     if (!final) return undefined;
-    const { applied } = await finishExecution(this.options.owner, this.runId, final);
+    const { applied } = await finishJobRun(this.options.owner, this.runId, final);
     if (!applied) log.warn("job run finished by another worker", { runId: this.runId, jobId: this.run.jobId });
     return applied ? final : undefined;
   }
 
-  private interruptOutcome(): TRunOutcome | undefined {
+  private interruptOutcome(): TJobRunOutcome | undefined {
     const interrupt = this.interrupt;
     if (!interrupt || interrupt.kind === "lease-lost") return undefined;
     if (interrupt.kind === "park") return { kind: "park", wakeAt: interrupt.wakeAt };
@@ -148,7 +138,7 @@ export class RunExecution {
     return { kind: "retry", error: interrupt.error, delayMs: interrupt.delayMs ?? retryDelayMs(this.run.attempt, this.options.retryBaseDelayMs) };
   }
 
-  private async decide(): Promise<TRunOutcome | undefined> {
+  private async decide(): Promise<TJobRunOutcome | undefined> {
     const { run, job } = this;
     if (!job) return { kind: "failed", error: `Unknown job "${run.jobId}": no job with this id is in the catalog of this app version.` };
     if (run.attempt >= run.maxAttempts) {
@@ -182,7 +172,7 @@ export class RunExecution {
   }
 
   /** A handler error: retry while attempts remain, unless it says retrying is pointless. */
-  private failure(error: unknown): TRunOutcome {
+  private failure(error: unknown): TJobRunOutcome {
     const message = describeThrown(error);
     const last = this.run.attempt + 1 >= this.run.maxAttempts;
     if (last || error instanceof NonRetriableError) return { kind: "failed", error: message };
@@ -210,8 +200,8 @@ export class RunExecution {
   }
 
   /** Stores a step if this worker still holds the run; false (and the execution stops) if not. */
-  private async save(step: TStepWrite): Promise<boolean> {
-    const saved = await saveStep(this.options.owner, step);
+  private async save(step: TJobStepWrite): Promise<boolean> {
+    const saved = await saveJobStep(this.options.owner, step);
     if (!saved) {
       this.leaseLost();
       return false;
@@ -220,7 +210,7 @@ export class RunExecution {
     return true;
   }
 
-  private remember(step: TStepWrite): void {
+  private remember(step: TJobStepWrite): void {
     this.steps.set(step.stepId, {
       stepId: step.stepId,
       kind: step.kind,
@@ -236,7 +226,7 @@ export class RunExecution {
    * A step's own failure. With attempts left (and a retriable error) the run is retried from the
    * top; on the last attempt the failure is stored and thrown into the handler, which may catch it.
    */
-  private async stepFailed(stepId: string, kind: TStepWrite["kind"], error: unknown, startedAt: Date): Promise<typeof STOP> {
+  private async stepFailed(stepId: string, kind: TJobStepWrite["kind"], error: unknown, startedAt: Date): Promise<typeof STOP> {
     // A step that fails because the run is being cancelled or released failed for that reason only.
     if (this.stopping) return STOP;
     const nonRetriable = error instanceof NonRetriableError || isAppError(error);
@@ -249,7 +239,7 @@ export class RunExecution {
     throw nonRetriable && !(error instanceof NonRetriableError) ? new NonRetriableError(message) : error;
   }
 
-  private replayed(stepId: string): { done: true; value: unknown } | { done: false; step?: TStoredStep } {
+  private replayed(stepId: string): { done: true; value: unknown } | { done: false; step?: TStoredJobStep } {
     const step = this.steps.get(stepId);
     if (step?.status === "COMPLETED") return { done: true, value: step.output?.value ?? null };
     // Stored failures were final (last attempt, or not retriable); a replay meets them again.
@@ -258,7 +248,7 @@ export class RunExecution {
   }
 
   /** Common start of every step: its unique id, a memoized result, or "stop". */
-  private begin(id: string): { stepId: string; memo: ReturnType<RunExecution["replayed"]> } {
+  private begin(id: string): { stepId: string; memo: ReturnType<JobExecution["replayed"]> } {
     const stepId = this.uniqueId(id);
     return { stepId, memo: this.replayed(stepId) };
   }
@@ -312,7 +302,7 @@ export class RunExecution {
     };
   }
 
-  private sleepStep(stepId: string, memo: ReturnType<RunExecution["replayed"]>, wakeAtOf: () => Date): Promise<void> {
+  private sleepStep(stepId: string, memo: ReturnType<JobExecution["replayed"]>, wakeAtOf: () => Date): Promise<void> {
     if (memo.done) return Promise.resolve();
     if (this.stopping) return never();
     return this.step(async () => {
@@ -361,8 +351,8 @@ export class RunExecution {
       return this.stepFailed(stepId, "send-event", error, startedAt);
     }
     const ids = prepared.map((event) => event.id);
-    const step: TStepWrite = { runId: this.runId, stepId, kind: "send-event", status: "COMPLETED", outputJson: JSON.stringify({ value: { ids } }), startedAt };
-    const result = await db().$transaction(async (tx) => ((await saveStep(this.options.owner, step, tx)) ? enqueueEventsInTransaction(tx, prepared) : undefined));
+    const step: TJobStepWrite = { runId: this.runId, stepId, kind: "send-event", status: "COMPLETED", outputJson: JSON.stringify({ value: { ids } }), startedAt };
+    const result = await db().$transaction(async (tx) => ((await saveJobStep(this.options.owner, step, tx)) ? enqueueEventsInTransaction(tx, prepared) : undefined));
     if (!result) {
       this.leaseLost();
       return STOP;
@@ -372,10 +362,10 @@ export class RunExecution {
     return { ids };
   }
 
-  private async invokeStep(stepId: string, waiting: TStoredStep | undefined, options: TInvokeOptions<unknown, unknown>): Promise<unknown> {
+  private async invokeStep(stepId: string, waiting: TStoredJobStep | undefined, options: TInvokeOptions<unknown, unknown>): Promise<unknown> {
     const startedAt = new Date();
     if (waiting?.status === "WAITING" && waiting.childRunId && waiting.wakeAt) {
-      const child = await readRunResult(waiting.childRunId);
+      const child = await readJobRunResult(waiting.childRunId);
       const childJob = child?.jobId ?? options?.job?.id;
       if (child?.status === "COMPLETED") {
         const value = child.output ?? null;
@@ -392,7 +382,7 @@ export class RunExecution {
       this.raise({ kind: "park", wakeAt: waiting.wakeAt });
       return STOP;
     }
-    let child: { wakeAt: Date; run: TNewRun };
+    let child: { wakeAt: Date; run: TNewJobRun };
     try {
       const job = options?.job;
       if (!job || typeof job.id !== "string") throw new NonRetriableError(`step.invoke("${stepId}") needs { job, data }.`);
@@ -403,16 +393,16 @@ export class RunExecution {
         wakeAt: new Date(Date.now() + timeoutMs),
         // Written directly (insertRuns), without the singleton skip/cancel decision that sent
         // events go through: the parent waits for this very run.
-        run: { ...newRunFor(definition, data, { trigger: `invoke from ${this.run.jobId}`, eventName: "jobs/invoke", eventId: `invoke:${this.runId}:${stepId}`, parentRunId: this.runId }), singletonMode: undefined },
+        run: { ...newJobRunFor(definition, data, { trigger: `invoke from ${this.run.jobId}`, eventName: "jobs/invoke", eventId: `invoke:${this.runId}:${stepId}`, parentRunId: this.runId }), singletonMode: undefined },
       };
     } catch (error) {
       return this.stepFailed(stepId, "invoke", isAppError(error) ? new NonRetriableError(error.message) : error, startedAt);
     }
-    const step: TStepWrite = { runId: this.runId, stepId, kind: "invoke", status: "WAITING", wakeAt: child.wakeAt, childRunId: child.run.id, startedAt };
+    const step: TJobStepWrite = { runId: this.runId, stepId, kind: "invoke", status: "WAITING", wakeAt: child.wakeAt, childRunId: child.run.id, startedAt };
     const created = await db().$transaction(async (tx) => {
-      if (!(await saveStep(this.options.owner, step, tx))) return false;
+      if (!(await saveJobStep(this.options.owner, step, tx))) return false;
       // The step row and the child run commit together: a replay finds the child, never makes two.
-      await insertRuns(tx, [child.run]);
+      await insertJobRuns(tx, [child.run]);
       await notifyWork(tx);
       return true;
     });

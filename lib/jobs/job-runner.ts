@@ -5,10 +5,11 @@ import pg from "pg";
 import { databaseUrl, isEmbeddedDatabaseUrl } from "@/lib/db/client";
 import { createLogger } from "@/lib/observability/logger";
 import type { TAnyJobDefinition } from "./define-job";
-import { RunExecution } from "./job-execution";
+import { JobExecution } from "./job-execution";
 import { createJobRegistry, type TJobRegistry } from "./job-registry";
 import { enqueueCronRun, scheduleCron } from "./cron-runs";
-import { claimRuns, renewLeases, sweepRuns, type TClaimedRun } from "./job-queue/job-queue-store";
+import { claimJobRuns, renewJobLeases, type TClaimedJobRun } from "./job-queue/claim";
+import { sweepJobRuns } from "./job-queue/finish";
 import { JOBS_CHANNEL, jobsBus } from "./wake-bus";
 
 /**
@@ -74,7 +75,7 @@ class JobRunner implements TJobRunner {
   readonly id: string;
   readonly registry: TJobRegistry;
   private readonly settings: typeof RUNNER_DEFAULTS & { cron: boolean; listen: boolean | undefined };
-  private readonly executions = new Map<string, { execution: RunExecution; done: Promise<void> }>();
+  private readonly executions = new Map<string, { execution: JobExecution; done: Promise<void> }>();
   private state: "new" | "running" | "stopping" | "stopped" = "new";
   private wakePending = false;
   private keyedFirst = false;
@@ -159,7 +160,7 @@ class JobRunner implements TJobRunner {
       let claimed = 0;
       if (free > 0) {
         try {
-          const { runs, keyedCrowdedOut } = await claimRuns(this.id, free, this.settings.leaseMs, { keyedFirst: this.keyedFirst });
+          const { runs, keyedCrowdedOut } = await claimJobRuns(this.id, free, this.settings.leaseMs, { keyedFirst: this.keyedFirst });
           // Runs with keys were due but all slots went to others: serve them first next time.
           this.keyedFirst = keyedCrowdedOut;
           failures = 0;
@@ -181,8 +182,8 @@ class JobRunner implements TJobRunner {
     }
   }
 
-  private startExecution(run: TClaimedRun): void {
-    const execution = new RunExecution(run, {
+  private startExecution(run: TClaimedJobRun): void {
+    const execution = new JobExecution(run, {
       owner: this.id,
       registry: this.registry,
       maxStepOutputBytes: this.settings.maxStepOutputBytes,
@@ -219,7 +220,7 @@ class JobRunner implements TJobRunner {
     // Runs in this snapshot were claimed (committed) before the renewal starts, so each of them
     // that is still ours is in its result; one that is missing was taken over.
     const mine = new Map(this.executions);
-    this.beating = renewLeases(this.id, this.settings.leaseMs)
+    this.beating = renewJobLeases(this.id, this.settings.leaseMs)
       .then((rows) => {
         const held = new Set(rows.map((row) => row.id));
         for (const row of rows) {
@@ -241,7 +242,7 @@ class JobRunner implements TJobRunner {
 
   private async sweep(): Promise<void> {
     try {
-      if (await sweepRuns()) this.wake();
+      if (await sweepJobRuns()) this.wake();
     } catch (error) {
       log.warn("job runner sweep failed", { runner: this.id, error: (error as Error).message });
     }

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { AppError } from "@/lib/errors";
 import type { TSendEventInput } from "./define-job";
 import type { TJobRegistry } from "./job-registry";
-import { newRunFor } from "./job-queue/new-job-run";
-import type { TEventToEnqueue } from "./job-queue/job-queue-store";
+import { newJobRunFor } from "./job-queue/new-job-run";
+import type { TEventToEnqueue } from "./job-queue/enqueue";
 
 /**
  * Turns events into the runs they start: every event is validated for every job it triggers
@@ -24,7 +24,7 @@ export function prepareEvents(registry: TJobRegistry, events: readonly TSendEven
       throw new AppError("bad_request", `Event ${event.name}: ts must be a valid date.`);
     }
     const delayMs = event.ts ? Math.max(0, event.ts.getTime() - Date.now()) : undefined;
-    const runs = registry.parseEvent(event).map(({ job, data }) => newRunFor(job, data, { trigger: `event ${event.name}`, eventName: event.name, eventId: id, delayMs }));
+    const runs = registry.parseEvent(event).map(({ job, data }) => newJobRunFor(job, data, { trigger: `event ${event.name}`, eventName: event.name, eventId: id, delayMs }));
     return { id, name: event.name, runs };
   });
 }

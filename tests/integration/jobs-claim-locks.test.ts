@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { db, dbPool } from "@/lib/db/client";
 import { enqueueJobEvents } from "@/lib/jobs/enqueue";
 import { createJobRegistry } from "@/lib/jobs/job-registry";
-import { claimRuns } from "@/lib/jobs/job-queue/job-queue-store";
+import { claimJobRuns } from "@/lib/jobs/job-queue/claim";
 import { exclusiveJob } from "../support/jobs-fixtures";
 
 /**
@@ -24,7 +24,7 @@ describe.skipIf(process.env.XCLAW_TEST_DATABASE !== "postgres")("claiming keyed 
     try {
       await holder.query("BEGIN");
       await holder.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`xclaw-jobs:c:${run.concurrencyKey}`]);
-      const during = await claimRuns("claim-locks-test", 5, 30_000, { keyedFirst: true });
+      const during = await claimJobRuns("claim-locks-test", 5, 30_000, { keyedFirst: true });
       expect(during.runs.map((claimed) => claimed.id)).not.toContain(run.id);
       // The claim let go of the row: the key's holder can update it, as an enqueue cancelling it would.
       await holder.query(`UPDATE "job_runs" SET "updatedAt" = now() WHERE "id" = $1::uuid`, [run.id]);
@@ -32,7 +32,7 @@ describe.skipIf(process.env.XCLAW_TEST_DATABASE !== "postgres")("claiming keyed 
     } finally {
       holder.release();
     }
-    const after = await claimRuns("claim-locks-test", 5, 30_000, { keyedFirst: true });
+    const after = await claimJobRuns("claim-locks-test", 5, 30_000, { keyedFirst: true });
     expect(after.runs.map((claimed) => claimed.id)).toContain(run.id);
   });
 });

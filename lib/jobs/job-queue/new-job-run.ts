@@ -1,13 +1,13 @@
 import type { TAnyJobDefinition } from "@/lib/jobs/define-job";
-import { newRunId, type TNewRun } from "./job-queue-store";
+import { newJobRunId, type TNewJobRun } from "./enqueue";
 
 /**
  * The run row a job gets for one event: its id, where it came from, and the job's retry,
  * concurrency, singleton and timeout settings applied to this event's data.
  */
-export function newRunFor(job: TAnyJobDefinition, data: unknown, origin: { trigger: string; eventName: string; eventId: string; parentRunId?: string; delayMs?: number }): TNewRun {
+export function newJobRunFor(job: TAnyJobDefinition, data: unknown, origin: { trigger: string; eventName: string; eventId: string; parentRunId?: string; delayMs?: number }): TNewJobRun {
   return {
-    id: newRunId(),
+    id: newJobRunId(),
     jobId: job.id,
     ...origin,
     data,
