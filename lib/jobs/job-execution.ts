@@ -1,4 +1,4 @@
-import { NonRetriableError, RetryAfterError } from "inngest";
+import { NonRetriableError } from "inngest";
 import { db } from "@/lib/db/client";
 import { isAppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
@@ -9,6 +9,8 @@ import { announceEnqueued, enqueueEventsInTransaction, insertJobRuns, notifyWork
 import { finishJobRun, type TJobRunOutcome } from "./job-queue/finish";
 import { readJobRunResult, saveJobStep, type TJobStepWrite, type TStoredJobStep } from "./job-queue/job-steps";
 import { type TClaimedJobRun } from "./job-queue/claim";
+import { INTERRUPT_PRIORITY, never, STOP, type TInterrupt } from "./job-interrupts";
+import { retryAfterMs, retryDelayMs } from "./retry-delay";
 import { describeThrown, toStoredJson } from "./step-output";
 import { newJobRunFor } from "./job-queue/new-job-run";
 
@@ -24,7 +26,6 @@ const log = createLogger("jobs");
 
 const SHORT_SLEEP_MS = 1_000;
 const DEFAULT_INVOKE_TIMEOUT_MS = 365 * 24 * 3600 * 1000;
-const MAX_RETRY_DELAY_MS = 10 * 60 * 1000;
 
 export type TJobExecutionOptions = {
   owner: string;
@@ -32,42 +33,6 @@ export type TJobExecutionOptions = {
   maxStepOutputBytes: number;
   retryBaseDelayMs: number;
 };
-
-type TInterrupt =
-  | { kind: "park"; wakeAt: Date }
-  | { kind: "retry"; error: string; delayMs?: number }
-  | { kind: "cancelled"; reason: string }
-  | { kind: "release" }
-  | { kind: "lease-lost" };
-
-// Lower wins when several interrupts arrive (parallel steps): a cancel beats a retry beats a park.
-const PRIORITY: Record<TInterrupt["kind"], number> = { "lease-lost": 0, cancelled: 1, release: 2, retry: 3, park: 4 };
-
-/**
- * A promise that never settles, for steps that interrupted the execution. A fresh one each time:
- * reactions attached to a shared never-settling promise would be kept alive forever, and with
- * them every parked handler's closure.
- */
-function never(): Promise<never> {
-  return new Promise<never>(() => {});
-}
-
-const STOP = Symbol("stop");
-
-/** Exponential backoff with full jitter: a random delay up to base · 2^attempt, capped. */
-export function retryDelayMs(attempt: number, baseMs: number): number {
-  const ceiling = Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** attempt);
-  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
-}
-
-function retryAfterMs(error: unknown): number | undefined {
-  if (!(error instanceof RetryAfterError)) return undefined;
-  const value = error.retryAfter;
-  const asNumber = Number(value);
-  if (Number.isFinite(asNumber)) return Math.max(0, asNumber);
-  const at = Date.parse(value);
-  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : undefined;
-}
 
 export class JobExecution {
   readonly runId: string;
@@ -108,7 +73,7 @@ export class JobExecution {
 
   private raise(interrupt: TInterrupt): void {
     const current = this.interrupt;
-    if (current && PRIORITY[current.kind] < PRIORITY[interrupt.kind]) return;
+    if (current && INTERRUPT_PRIORITY[current.kind] < INTERRUPT_PRIORITY[interrupt.kind]) return;
     if (current?.kind === "park" && interrupt.kind === "park" && current.wakeAt <= interrupt.wakeAt) return;
     this.interrupt = interrupt;
     this.resolveInterrupt();

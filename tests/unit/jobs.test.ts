@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { formatDuration } from "@/components/admin/jobs-status-badge";
 import { parseBehaviourConfig } from "@/lib/config/behaviour";
 import { durationMs, validateCron } from "@/lib/jobs/define-job";
-import { retryDelayMs } from "@/lib/jobs/job-execution";
+import { retryDelayMs } from "@/lib/jobs/retry-delay";
 import { compileKeyExpression } from "@/lib/jobs/key-expression";
 import { describeThrown, toStoredJson } from "@/lib/jobs/step-output";
 
