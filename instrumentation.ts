@@ -10,6 +10,7 @@ import type { TNodeRoute } from "./lib/http/server-hook";
  * - With jobs.runner: local, each process runs the embedded job runner; processes share the work
  *   through the database.
  * - The enabled plugins are started in the plugin host.
+ * - In production, SIGTERM drains the process (lib/app/shutdown.ts).
  * installApp() (lib/app) comes first: it hands the capability list and the job catalog to the run
  * core and the jobs engine for every module graph of this process.
  */
@@ -29,4 +30,7 @@ export async function register() {
   // slow plugin never delays the server.
   const { syncPlugins } = await import("./lib/plugins/plugin-runtime");
   void syncPlugins();
+  // A production server started by the launcher drains on SIGTERM instead of Next.js exiting at
+  // once (lib/app/shutdown.ts); without NEXT_MANUAL_SIG_HANDLE Next.js keeps its own handlers.
+  if (process.env.NODE_ENV === "production" && process.env.NEXT_MANUAL_SIG_HANDLE) (await import("./lib/app/shutdown")).installShutdownHandlers();
 }

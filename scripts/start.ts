@@ -15,13 +15,12 @@ import path from "node:path";
 import { ConfigError, getBehaviourConfig } from "../lib/config/behaviour";
 import { appPort, dataDirectory } from "../lib/config/environment";
 import { startEmbeddedDatabase, type TEmbeddedDatabase } from "../lib/db/embedded";
-import { migrateDatabase, readMigrations } from "../lib/db/migrate";
+import { DatabaseAheadError, migrateDatabase } from "../lib/db/migrate";
 import { providerStatus } from "../lib/providers/registry";
 import { prepareCgroupDelegation } from "../lib/sandbox/cgroups";
 import { createSandboxRuntime } from "../lib/sandbox/runtime";
 import { spawnBrowserWorker, type TWorkerProcess } from "../workers/browser/spawn-worker";
 import { spawnPluginHost, type THostProcess } from "../workers/plugins/spawn-host";
-import pg from "pg";
 import nextEnv from "@next/env";
 
 const mode = process.argv[2] === "start" ? "start" : "dev";
@@ -44,23 +43,6 @@ async function ensureAuthSecret(directory: string): Promise<string> {
   await writeFile(file, secret + "\n", { mode: 0o600 });
   await chmod(file, 0o600);
   return secret;
-}
-
-async function pendingMigrations(url: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const migrations = await readMigrations(path.join(root, "prisma", "migrations"));
-    const table = await client.query(`SELECT to_regclass('_prisma_migrations') AS name`);
-    if (!table.rows[0]?.name) return migrations.map((migration) => migration.name);
-    const { rows } = await client.query<{ migration_name: string }>(
-      `SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
-    );
-    const applied = new Set(rows.map((row) => row.migration_name));
-    return migrations.filter((migration) => !applied.has(migration.name)).map((migration) => migration.name);
-  } finally {
-    await client.end();
-  }
 }
 
 /** Which model providers and models chats will use, in chain order, or plainly that there are none. */
@@ -120,20 +102,28 @@ async function main() {
     } catch (error) {
       fail(`could not start the embedded database: ${(error as Error).message}`);
     }
-    const result = await migrateDatabase(embedded.url, { directory: path.join(root, "prisma", "migrations") });
+    let result;
+    try {
+      result = await migrateDatabase(embedded.url, { directory: path.join(root, "prisma", "migrations") });
+    } catch (error) {
+      await embedded.stop();
+      fail(error instanceof DatabaseAheadError ? error.message : `could not migrate the embedded database: ${(error as Error).message}`);
+    }
     env.DATABASE_URL = embedded.url;
     env.XCLAW_EMBEDDED_DATABASE_URL = embedded.url;
     const seconds = ((performance.now() - started) / 1000).toFixed(2);
     const applied = result.applied.length ? `, applied ${result.applied.length} migration(s)` : "";
     process.stdout.write(`xclaw: embedded database (PGlite + pgvector) in ${embedded.dataDirectory} ready in ${seconds} s${applied}\n`);
   } else {
-    let pending: string[];
+    // Pending migrations are applied at every start, under PostgreSQL's advisory lock (several
+    // replicas starting together migrate once); a database migrated by a newer version refuses.
     try {
-      pending = await pendingMigrations(env.DATABASE_URL);
+      const result = await migrateDatabase(env.DATABASE_URL, { directory: path.join(root, "prisma", "migrations") });
+      if (result.applied.length) process.stdout.write(`xclaw: applied ${result.applied.length} migration(s): ${result.applied.join(", ")}\n`);
     } catch (error) {
-      fail(`cannot reach DATABASE_URL: ${(error as Error).message}`);
+      if (error instanceof DatabaseAheadError) fail(error.message);
+      fail(`cannot migrate DATABASE_URL: ${(error as Error).message}`);
     }
-    if (pending.length) fail(`the database has ${pending.length} pending migration(s) (${pending.join(", ")}). Run \`npm run db:migrate\` first.`);
   }
 
   reportProviders(config);
@@ -177,13 +167,21 @@ async function main() {
   if (env.HOST) args.push("--hostname", env.HOST);
   // XCLAW_NEXT_NODE_ARGS: extra Node.js flags for the server process (profiling: --cpu-prof …).
   const nodeArgs = env.XCLAW_NEXT_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  // In production the server drains on SIGTERM itself (lib/app/shutdown.ts) instead of Next.js
+  // closing and exiting at once.
+  if (mode === "start") env.NEXT_MANUAL_SIG_HANDLE = "1";
   const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: root, env, stdio: "inherit" });
 
+  // A signal is passed on once (the server counts a repeat within two seconds as the same one),
+  // the workers stop only after the server has finished its runs, and a server that does not
+  // exit within the drain time plus a margin is killed.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     child.kill(signal);
+    const margin = mode === "start" ? (config.shutdown.drainSeconds + 10) * 1000 : 15_000;
+    setTimeout(() => child.kill("SIGKILL"), margin).unref();
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));

@@ -114,6 +114,15 @@ export const ZBehaviourConfig = z.strictObject({
     })
     .prefault({})
     .refine((runs) => runs.heartbeatSeconds * 2 <= runs.leaseSeconds, { message: "runs.heartbeatSeconds must be at most half of runs.leaseSeconds" }),
+  shutdown: z
+    .strictObject({
+      /**
+       * After SIGTERM: how long runs in progress (and job handlers) get to finish before they are
+       * handed over to another process; the process exits within this plus a few seconds.
+       */
+      drainSeconds: z.number().min(0).max(3_600).default(25),
+    })
+    .prefault({}),
   providers: z
     .strictObject({
       /** Order in which providers are tried; XCLAW_PROVIDERS (comma-separated) overrides it. */

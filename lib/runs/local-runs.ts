@@ -1,5 +1,5 @@
 import type { TAgentOutcome } from "@/lib/agent/agent-types";
-import type { TRunEvent } from "./run-types";
+import type { TRunEvent, TRunTrigger } from "./run-types";
 
 /**
  * The runs this process is executing, with their event logs. A log lives only as long as its run:
@@ -10,6 +10,8 @@ export type TLocalRun = {
   id: string;
   sessionId: string;
   userId: string;
+  /** What started it: a shutdown hands runs that a person waits for over to another process (drain.ts). */
+  trigger: TRunTrigger;
   events: TRunEvent[];
   done: boolean;
   /** Set while the run writes its end: the heartbeat no longer counts it as running. */
@@ -23,7 +25,7 @@ export type TLocalRun = {
 const globalRuns = globalThis as unknown as { xclawLocalRuns?: Map<string, TLocalRun> };
 const runsBySession = (globalRuns.xclawLocalRuns ??= new Map<string, TLocalRun>());
 
-export function createLocalRun(options: { id: string; sessionId: string; userId: string; controller: AbortController }): TLocalRun {
+export function createLocalRun(options: { id: string; sessionId: string; userId: string; trigger: TRunTrigger; controller: AbortController }): TLocalRun {
   const run: TLocalRun = { ...options, events: [], done: false, finishing: false, finished: Promise.resolve({ status: "stopped", reason: "user" }), listeners: new Set() };
   runsBySession.set(options.sessionId, run);
   return run;

@@ -79,6 +79,9 @@ export function isRunAlive(session: Pick<ChatSession, "id" | "status" | "leaseEx
   return !!localRunOf(session.id) || isLeaseFresh(session);
 }
 
+/** The status reason of a session whose run was interrupted and may be resumed. */
+export const INTERRUPTED = "interrupted";
+
 /** The error of a step that was running when its process went away (the note after it explains it). */
 export const INTERRUPTED_STEP_ERROR = "interrupted: the server stopped while this step ran";
 
@@ -91,7 +94,7 @@ export async function markInterruptedIfStale(session: ChatSession): Promise<Chat
   if (session.status !== "RUNNING" || isRunAlive(session)) return session;
   const updated = await db().chatSession.updateMany({
     where: { id: session.id, status: "RUNNING", runnerId: session.runnerId, runId: session.runId },
-    data: { status: "FAILED", statusReason: "interrupted", runnerId: null, leaseExpiresAt: null, stopRequestedAt: null },
+    data: { status: "FAILED", statusReason: INTERRUPTED, runnerId: null, leaseExpiresAt: null, stopRequestedAt: null },
   });
   if (updated.count === 0) return db().chatSession.findUniqueOrThrow({ where: { id: session.id } });
   await db().step.updateMany({

@@ -113,7 +113,7 @@ describe("UI message stream", () => {
       { type: "tool-end", stepId: "t", stepKey: "s0003", callId: "c1", content: [{ type: "text", text: "2" }], isError: false, durationMs: 3 },
       { type: "run-end", outcome: { status: "failed", error: "boom" } } as TRunEvent,
     ];
-    const run = createLocalRun({ id: "r1", sessionId: `s-${Math.random()}`, userId: "u", controller: new AbortController() });
+    const run = createLocalRun({ id: "r1", sessionId: `s-${Math.random()}`, userId: "u", trigger: "web", controller: new AbortController() });
     const pushed = runStreamResponse((onEvents) => watchLocalRun(run, onEvents));
     const text = pushed.text();
     publishLocal(run, events[0]!);
@@ -129,7 +129,7 @@ describe("UI message stream", () => {
   });
 
   it("stops watching when asked to, and ends the stream when the signal aborts", async () => {
-    const run = createLocalRun({ id: "r2", sessionId: `s-${Math.random()}`, userId: "u", controller: new AbortController() });
+    const run = createLocalRun({ id: "r2", sessionId: `s-${Math.random()}`, userId: "u", trigger: "web", controller: new AbortController() });
     const leaving = new AbortController();
     const response = runStreamResponse((onEvents) => watchLocalRun(run, onEvents, leaving.signal));
     publishLocal(run, { type: "text-delta", text: "partial" });
@@ -144,7 +144,7 @@ describe("UI message stream", () => {
   });
 
   it("stops watching when the browser goes away, and the run's later events go nowhere", async () => {
-    const run = createLocalRun({ id: "r3", sessionId: `s-${Math.random()}`, userId: "u", controller: new AbortController() });
+    const run = createLocalRun({ id: "r3", sessionId: `s-${Math.random()}`, userId: "u", trigger: "web", controller: new AbortController() });
     const response = runStreamResponse((onEvents) => watchLocalRun(run, onEvents));
     const reader = response.body!.getReader();
     await reader.read();

@@ -14,6 +14,7 @@ import { ConfigError, getBehaviourConfig } from "@/lib/config/behaviour";
 import { createLogger } from "@/lib/observability/logger";
 import { findChromium, noChromiumMessage } from "./chromium";
 import { startBrowserWorker } from "./worker";
+import { onStopRequest } from "../shared/stop-requests";
 
 const log = createLogger("browser-worker");
 
@@ -69,10 +70,8 @@ async function main() {
     await worker.close(10_000);
     process.exit(0);
   };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
-  // Started by the launcher: when it goes away (even by kill -9), so does the worker.
-  process.on("disconnect", () => void stop("the launcher went away"));
+  // Started by the launcher: it says when (after the app has drained); alone: SIGTERM / SIGINT.
+  onStopRequest((why) => void stop(why));
 }
 
 main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));

@@ -15,6 +15,7 @@ import { ConfigError, getBehaviourConfig } from "@/lib/config/behaviour";
 import { createLogger } from "@/lib/observability/logger";
 import { ZPluginSpec, ZToolCallRequest, ZWorkspaceAnswerBody, type TCallStreamLine, type TWorkspaceAnswer } from "@/lib/plugins/host-protocol";
 import { PluginHost } from "./plugin-host";
+import { onStopRequest } from "../shared/stop-requests";
 
 const log = createLogger("plugin-host");
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -149,9 +150,8 @@ async function main() {
     await host.shutdown();
     process.exit(0);
   };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("disconnect", () => void stop("the launcher went away"));
+  // Started by the launcher: it says when (after the app has drained); alone: SIGTERM / SIGINT.
+  onStopRequest((why) => void stop(why));
 }
 
 main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));
