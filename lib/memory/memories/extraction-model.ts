@@ -1,4 +1,4 @@
-import { NonRetriableError } from "inngest";
+import { NonRetriableError } from "@/lib/jobs/job-errors";
 import { z } from "zod";
 import { ProviderChainError, streamWithFallback } from "@/lib/providers/provider-chain";
 import { configuredProviders, retryPolicy } from "@/lib/providers/registry";
