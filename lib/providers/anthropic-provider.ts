@@ -83,7 +83,8 @@ function readEvent(event: RawMessageStreamEvent, turn: TTurnReader): void {
       break;
     case "content_block_delta":
       if (event.delta.type === "text_delta") turn.text(event.delta.text);
-      else if (event.delta.type === "input_json_delta") turn.toolCallPiece(event.index, { json: event.delta.partial_json });
+      // Only a tool_use block is a call of ours (a server tool's block streams its input the same way).
+      else if (event.delta.type === "input_json_delta" && turn.isToolCallOpen(event.index)) turn.toolCallPiece(event.index, { json: event.delta.partial_json });
       break;
     case "content_block_stop":
       turn.toolCallDone(event.index);

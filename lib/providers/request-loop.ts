@@ -31,6 +31,8 @@ export interface TTurnReader {
   text(text: string): void;
   /** A piece of the tool call at `index` (its place in the reply): id and name, or more of its JSON arguments. */
   toolCallPiece(index: number, piece: { id?: string; name?: string; json?: string }): void;
+  /** Whether a piece has opened the tool call at `index` and it is not complete yet. */
+  isToolCallOpen(index: number): boolean;
   /** The tool call at `index` is complete. Calls still open when the stream ends complete then, in order. */
   toolCallDone(index: number): void;
   /** Token counts; a later report replaces the counts it names. */
@@ -72,6 +74,10 @@ class Turn implements TTurnReader {
     if (piece.name) call.name += piece.name;
     if (piece.json) call.json += piece.json;
     this.openCalls.set(index, call);
+  }
+
+  isToolCallOpen(index: number): boolean {
+    return this.openCalls.has(index);
   }
 
   toolCallDone(index: number): void {
