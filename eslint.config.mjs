@@ -74,6 +74,9 @@ const libZones = Object.keys(LIB_USES)
   })
   .filter((zone) => zone.from.length);
 
+const LIB_RESTRICTED_PATTERNS = ["@/app/*", "@/components/*", "@/tests/*", "**/tests/**"];
+const INNGEST_MESSAGE = "Only the job engine (lib/jobs) and inngest/ use Inngest: import NonRetriableError / RetryAfterError from @/lib/jobs/job-errors.";
+
 const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
@@ -90,7 +93,23 @@ const config = [
     // Layering (ARCHITECTURE.md): lib never imports app or components; nothing imports test doubles.
     files: ["lib/**/*.ts", "workers/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: ["@/app/*", "@/components/*", "@/tests/*", "**/tests/**"] }],
+      "no-restricted-imports": ["error", { patterns: LIB_RESTRICTED_PATTERNS }],
+    },
+  },
+  {
+    // Inngest belongs to the job engine (lib/jobs: the engine and its Inngest adapter) and inngest/;
+    // domain code takes the retry errors from lib/jobs/job-errors.ts. A later block replaces a
+    // rule's options instead of adding to them, hence the patterns above again.
+    files: ["lib/**/*.ts"],
+    ignores: ["lib/jobs/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [{ name: "inngest", message: INNGEST_MESSAGE }],
+          patterns: [{ group: LIB_RESTRICTED_PATTERNS }, { group: ["inngest/*"], message: INNGEST_MESSAGE }],
+        },
+      ],
     },
   },
   {

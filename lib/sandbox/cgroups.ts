@@ -107,6 +107,16 @@ async function readOptional(file: string): Promise<string> {
   return readFile(file, "utf8").catch(() => "");
 }
 
+/** What a command's cgroup counted; v1 keeps the memory counters in memory.oom_control, v2 in memory.events. */
+async function readReport(files: { memoryEvents: string; pidsDirectory: string }): Promise<TCgroupReport> {
+  const peak = Number((await readOptional(path.join(files.pidsDirectory, "pids.peak"))).trim());
+  return {
+    outOfMemory: counter(await readOptional(files.memoryEvents), "oom_kill") > 0,
+    processLimitReached: counter(await readOptional(path.join(files.pidsDirectory, "pids.events")), "max") > 0,
+    peakProcesses: Number.isFinite(peak) && peak > 0 ? peak : undefined,
+  };
+}
+
 /** Kills what is left in a cgroup (normally nothing: the PID namespace dies with the command) and removes it. */
 async function emptyAndRemove(directories: string[], procsFile: string): Promise<void> {
   for (let attempt = 0; attempt < 40; attempt++) {
@@ -164,14 +174,7 @@ class CgroupV1Manager implements TCgroupManager {
         await writeFile(path.join(memory, "cgroup.procs"), String(pid));
         await writeFile(path.join(pids, "cgroup.procs"), String(pid));
       },
-      report: async () => {
-        const peak = Number((await readOptional(path.join(pids, "pids.peak"))).trim());
-        return {
-          outOfMemory: counter(await readOptional(path.join(memory, "memory.oom_control")), "oom_kill") > 0,
-          processLimitReached: counter(await readOptional(path.join(pids, "pids.events")), "max") > 0,
-          peakProcesses: Number.isFinite(peak) && peak > 0 ? peak : undefined,
-        };
-      },
+      report: () => readReport({ memoryEvents: path.join(memory, "memory.oom_control"), pidsDirectory: pids }),
       remove: () => emptyAndRemove([memory, pids], path.join(pids, "cgroup.procs")),
     };
   }
@@ -196,14 +199,7 @@ class CgroupV2Manager implements TCgroupManager {
     }
     return {
       join: (pid) => writeFile(path.join(directory, "cgroup.procs"), String(pid)),
-      report: async () => {
-        const peak = Number((await readOptional(path.join(directory, "pids.peak"))).trim());
-        return {
-          outOfMemory: counter(await readOptional(path.join(directory, "memory.events")), "oom_kill") > 0,
-          processLimitReached: counter(await readOptional(path.join(directory, "pids.events")), "max") > 0,
-          peakProcesses: Number.isFinite(peak) && peak > 0 ? peak : undefined,
-        };
-      },
+      report: () => readReport({ memoryEvents: path.join(directory, "memory.events"), pidsDirectory: directory }),
       remove: async () => {
         // cgroup.kill (Linux 5.14+) kills every process in the group at once.
         await writeFile(path.join(directory, "cgroup.kill"), "1").catch(() => {});

@@ -4,7 +4,9 @@ import { clientIp, PEER_ADDRESS_HEADER, peerAddressHeaderValue } from "@/lib/aut
 import { readSessionCookie } from "@/lib/auth/session-token";
 import { AppError } from "@/lib/errors";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { isJsonMediaType, parseMediaType } from "@/lib/http/request-body";
 import { readJson, route } from "@/lib/http/route";
+import { readUpload } from "@/lib/memory/knowledge/read-upload";
 
 const context = { params: Promise.resolve({}) };
 
@@ -77,6 +79,36 @@ describe("route wrapper", () => {
     expect(failed.headers.get("cache-control")).toBe("no-store");
     const own = await route(async () => Response.json({}, { headers: { "cache-control": "public, max-age=60" } }))(new Request("http://x/api/y"), context);
     expect(own.headers.get("cache-control")).toBe("public, max-age=60");
+  });
+});
+
+describe("media types", () => {
+  it("reads a tricky header: any case, spaces around parts, quoted strings with escapes and semicolons", () => {
+    const media = parseMediaType('Multipart/Form-Data ;  Boundary="a;b\\"c d" ; CHARSET=UTF-8;boundary=second');
+    expect(media?.type).toBe("multipart/form-data");
+    // The first of a repeated parameter counts; names are compared in lower case, values kept as sent.
+    expect({ ...media?.parameters }).toEqual({ boundary: 'a;b"c d', charset: "UTF-8" });
+    expect(parseMediaType(null)).toBeUndefined();
+    expect(parseMediaType("")).toBeUndefined();
+  });
+
+  it("tells JSON from look-alikes by the whole type and the charset", () => {
+    for (const header of ["application/json", '  APPLICATION/JSON ; Charset="utf8"', "application/vnd.api+json; charset=UTF-8", 'application/json; foo="x;charset=latin1"']) {
+      expect(isJsonMediaType(header), header).toBe(true);
+    }
+    for (const header of ['text/plain; charset="application/json"', "application/json; charset=latin1", 'application/json; charset="utf-16"', "application/json-seq", "application/jsonp", "json", "application /json", undefined]) {
+      expect(isJsonMediaType(header), header).toBe(false);
+    }
+  });
+
+  it("takes an upload whose boundary is a quoted string, and refuses other types with 415", async () => {
+    const body = ["--a;b c", 'Content-Disposition: form-data; name="file"; filename="notes.txt"', "Content-Type: text/plain", "", "hello", "--a;b c--", ""].join("\r\n");
+    const upload = (type: string) => readUpload(new Request("http://x/api/knowledge", { method: "POST", headers: { "content-type": type }, body }), 1_000);
+    const read = await upload('MULTIPART/form-data; BOUNDARY="a;b c"');
+    expect({ filename: read.filename, text: new TextDecoder().decode(read.bytes) }).toEqual({ filename: "notes.txt", text: "hello" });
+    for (const type of ['text/plain; boundary="a;b c"', "multipart/form-data", 'multipart/mixed; boundary="a;b c"']) {
+      await expect(upload(type), type).rejects.toMatchObject({ code: "unsupported_media_type" });
+    }
   });
 });
 
