@@ -46,6 +46,8 @@ const FEATURES = {
   channels: ["runs", "auth"],
   agents: ["runs"],
   chronos: ["runs", "notifications", "auth"],
+  // What operators run against an install (backup, restore, doctor, accounts, secrets).
+  operations: ["users", "providers", "sandbox", "browser"],
 };
 const foundationNames = Object.keys(FOUNDATION);
 const LIB_USES = {
