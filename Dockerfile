@@ -23,11 +23,13 @@ ENV NEXT_TELEMETRY_DISABLED=1
 
 # Every dependency, dev included, for the build. The postinstall step generates the Prisma client
 # into lib/db/generated from the schema, so only what it reads is copied before `npm ci` (this
-# layer is rebuilt only when the lockfile or the schema changes).
+# layer is rebuilt only when the lockfile or the schema changes). scripts/prisma.mjs points the CLI
+# at the WebAssembly schema engine in tools/ when Prisma could not download its native one.
 FROM base AS deps
 COPY package.json package-lock.json prisma.config.ts ./
 COPY scripts/prisma.mjs scripts/
 COPY prisma/schema.prisma prisma/
+COPY tools/prisma-schema-engine tools/prisma-schema-engine/
 RUN npm ci --no-audit --no-fund
 
 FROM deps AS build
