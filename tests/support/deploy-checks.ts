@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import Ajv2020 from "ajv/dist/2020";
 import {
   caddyBlock,
   commandWords,
@@ -30,6 +33,11 @@ const REQUIRED_SECRETS = ["POSTGRES_PASSWORD", "NEXTAUTH_SECRET", "NEXTAUTH_URL"
 const SECRET_NAME = /SECRET|PASSWORD|TOKEN|_KEY$|^KEY$/i;
 /** What the workers must never get: they run untrusted pages and plugin code. */
 const APP_ONLY_VARIABLES = /^(DATABASE_URL|NEXTAUTH_SECRET|.*_API_KEY|POSTGRES_PASSWORD)$/;
+
+/** The Compose Specification's own schema (tests/fixtures/compose-spec/README.md says which). */
+const validateComposeSpecification = new Ajv2020({ allErrors: true, strict: false }).compile(
+  JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../fixtures/compose-spec/compose-spec.json"), "utf8")),
+);
 
 function parsed(files: TDeployFiles): TParsed {
   const compose = parseCompose(files.compose);
@@ -66,6 +74,19 @@ function networksOf(service: TComposeService): string[] {
 }
 
 export const DEPLOY_CHECKS: Record<string, (files: TDeployFiles) => string[]> = {
+  "compose.yaml follows the Compose Specification": (files) => {
+    // Compose substitutes variables before it validates: give each one a value, as a filled .env does.
+    let compose: unknown;
+    try {
+      compose = parseCompose(files.compose.replace(/(?<!\$)\$\{[A-Za-z_][A-Za-z0-9_]*[^}]*\}/g, "x"));
+    } catch (error) {
+      return [`compose.yaml is not valid YAML: ${(error as Error).message.split("\n")[0]}`];
+    }
+    // Top-level x- keys are extensions (here the YAML anchor of the app image); the schema allows them.
+    if (validateComposeSpecification(compose)) return [];
+    return (validateComposeSpecification.errors ?? []).map((error) => `compose.yaml${error.instancePath}: ${error.message}`);
+  },
+
   "services and profiles": (files) => {
     const { services } = parsed(files);
     const problems: string[] = [];

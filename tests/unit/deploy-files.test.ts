@@ -28,6 +28,20 @@ function replace(text: string, from: string, to: string, options: { last?: boole
 type TBreakage = { check: string; what: string; file: keyof TDeployFiles; change: (text: string) => string; problem: RegExp };
 
 const BREAKAGES: TBreakage[] = [
+  {
+    check: "compose.yaml follows the Compose Specification",
+    what: "a command whose text YAML reads as a mapping",
+    file: "compose",
+    change: (text) =>
+      replace(
+        text,
+        "      - |\n        test -n \"$$XCLAW_DOMAIN\" || { echo 'xclaw: set XCLAW_DOMAIN in .env to the domain that points at this server' >&2; exit 1; }\n        exec caddy run",
+        "      - test -n \"$$XCLAW_DOMAIN\" || { echo 'xclaw: set XCLAW_DOMAIN in .env to the domain that points at this server' >&2; exit 1; }; exec caddy run",
+      ),
+    problem: /services\/caddy\/command/,
+  },
+  { check: "compose.yaml follows the Compose Specification", what: "YAML that does not parse", file: "compose", change: (text) => replace(text, "    shm_size: 256mb\n", "    shm_size: 256mb\n   stray: [\n"), problem: /not valid YAML/ },
+  { check: "compose.yaml follows the Compose Specification", what: "an unknown service key", file: "compose", change: (text) => replace(text, "    shm_size: 256mb\n", "    shm_size: 256mb\n    restart_policy: always\n"), problem: /must NOT have additional properties/ },
   { check: "services and profiles", what: "Inngest starts without its profile", file: "compose", change: (text) => replace(text, "    profiles: [inngest]\n", ""), problem: /inngest must be in the profile inngest/ },
   { check: "services and profiles", what: "Caddy starts without its profile", file: "compose", change: (text) => replace(text, "    profiles: [caddy]\n", ""), problem: /caddy must be in the profile caddy/ },
   { check: "services and profiles", what: "no plugin host", file: "compose", change: (text) => replace(text, "  plugin-host:\n", "  plugins:\n"), problem: /no service plugin-host/ },
