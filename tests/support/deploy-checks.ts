@@ -280,7 +280,7 @@ export const DEPLOY_CHECKS: Record<string, (files: TDeployFiles) => string[]> = 
 
   ".dockerignore keeps local files out": (files) => {
     const lines = new Set(files.dockerignore.split("\n").map((line) => line.trim()));
-    return ["node_modules", ".next", ".data", ".git", "tests", "test-results", ".env*"].filter((entry) => !lines.has(entry)).map((entry) => `.dockerignore must list ${entry}`);
+    return ["node_modules", ".next", ".data", "backups", ".git", "tests", "test-results", ".env*"].filter((entry) => !lines.has(entry)).map((entry) => `.dockerignore must list ${entry}`);
   },
 
   "Caddy streams to the app": (files) => {

@@ -79,6 +79,7 @@ const BREAKAGES: TBreakage[] = [
   { check: "Chromium only in the browser worker, bubblewrap in the app", what: "no bubblewrap", file: "dockerfile", change: (text) => replace(text, "tini bubblewrap util-linux", "tini util-linux"), problem: /must install bubblewrap/ },
   { check: ".dockerignore keeps local files out", what: ".env files in the build context", file: "dockerignore", change: (text) => replace(text, "\n.env*\n", "\n"), problem: /must list \.env\*/ },
   { check: ".dockerignore keeps local files out", what: "the data directory in the build context", file: "dockerignore", change: (text) => replace(text, "\n.data\n", "\n"), problem: /must list \.data/ },
+  { check: ".dockerignore keeps local files out", what: "backups in the build context", file: "dockerignore", change: (text) => replace(text, "\nbackups\n", "\n"), problem: /must list backups/ },
   { check: "Caddy streams to the app", what: "buffered streams", file: "caddyfile", change: (text) => replace(text, "\t\tflush_interval -1\n", ""), problem: /flush_interval -1/ },
   { check: "Caddy streams to the app", what: "a fixed site name", file: "caddyfile", change: (text) => replace(text, "{$XCLAW_DOMAIN} {", "xclaw.example.com {"), problem: /must serve \{\$XCLAW_DOMAIN\}/ },
 ];
