@@ -4,6 +4,8 @@
  *
  *   PLUGIN_HOST_SECRET   required; the app sends it with every request
  *   PLUGIN_HOST_PORT     default plugins.port (0 = any free port)
+ *   PLUGIN_HOST_HOST     default 127.0.0.1; only change it behind a private network (its own
+ *                        container, which the app reaches by name: compose.yaml)
  *
  * It gets no database URL, auth secret or model keys: the app sends each plugin's configuration
  * and declared secrets when it enables the plugin. SIGTERM / SIGINT stop every plugin's services.
@@ -134,9 +136,10 @@ async function main() {
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, "127.0.0.1", resolve);
+    server.listen(port, process.env.PLUGIN_HOST_HOST || "127.0.0.1", resolve);
   });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
   log.info("plugin host ready", { url });
   process.send?.({ type: "ready", url });
 
