@@ -38,7 +38,7 @@ beforeAll(async () => {
     networkIdleMs: 1_000,
     contentPageCharacters: 8_000,
   });
-  tools = new Map(createBrowserTools(new BrowserWorkerClient({ url: worker.url, secret: workerSecret }), { egress: "ask" }).map((tool) => [tool.name, tool]));
+  tools = new Map(createBrowserTools(new BrowserWorkerClient({ url: worker.url, secret: workerSecret }), { egress: "ask", allowedPrivateHosts: [site.host, other.host] }).map((tool) => [tool.name, tool]));
 }, 60_000);
 afterAll(async () => {
   await worker?.close(1_000);

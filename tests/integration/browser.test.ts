@@ -8,6 +8,7 @@ import { startBrowserWorker, type TBrowserWorker } from "@/workers/browser/worke
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { startBrowserSite, type TBrowserSite } from "../fixtures/browser-site/server";
 import { clearProviderEnvironment, decideResponse, newSession, sendChat, useFakeProvider } from "../support/chat";
+import { useBrowserAllowList } from "../support/browser-config";
 import { createUser } from "../support/http";
 import { readUiStream, type TChunk } from "../support/ui-stream";
 
@@ -27,6 +28,7 @@ let worker: TBrowserWorker;
 beforeAll(async () => {
   fake = await startFakeLlm();
   site = await startBrowserSite();
+  useBrowserAllowList([site.host]);
   const secret = randomBytes(24).toString("hex");
   worker = await startBrowserWorker({
     secret,
@@ -44,6 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   delete process.env.BROWSER_WORKER_URL;
   delete process.env.BROWSER_WORKER_SECRET;
+  delete process.env.XCLAW_CONFIG;
   await worker?.close(1_000);
   await site?.close();
   await fake?.close();
