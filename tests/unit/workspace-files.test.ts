@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AppError, type TErrorCode } from "@/lib/errors";
 import { Workspace, WorkspacePathError } from "@/lib/sandbox/workspace-files";
+import { surveyWorkspace } from "@/lib/sandbox/workspace-usage";
 
 /**
  * Adversarial tests for the file tools' workspace. The agent controls every path it passes and,
@@ -701,6 +702,18 @@ describe("Workspace: quota", () => {
     expect(await exists(inWorkspace("b.md"))).toBe(false);
     // Replacing a file frees what it used.
     expect((await limited.writeText("a.md", "c".repeat(40_000))).bytes).toBe(40_000);
+  });
+
+  it("lets only one of two writes at once use the room left", async () => {
+    // Two workspaces over the same folder, as two chats of one user have.
+    const [first, second] = await Promise.allSettled([
+      new Workspace(root, quotaLimits).writeText("a.md", "a".repeat(40_000)),
+      new Workspace(root, quotaLimits).writeText("b.md", "b".repeat(40_000)),
+    ]);
+    expect([first.status, second.status].sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = [first, second].find((result) => result.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ code: "payload_too_large", message: expect.stringMatching(/workspace is over its quota/) });
+    expect((await surveyWorkspace(root, { repair: false })).bytes).toBeLessThanOrEqual(64 * 1024);
   });
 
   it("counts what commands left in the workspace, in any folder", async () => {
