@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db/client";
 import { checkUrlSyntax, parseAllowList } from "@/lib/net/url-guard";
 import { waitForRun } from "@/lib/runs/start-run";
@@ -16,6 +16,9 @@ import { clearProviderEnvironment, decideResponse, newSession, sendChat, useFake
 import { useBrowserAllowList } from "../support/browser-config";
 import { createUser } from "../support/http";
 import { readUiStream, type TChunk } from "../support/ui-stream";
+
+// Slow by nature (real Chromium and whole chat runs), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * The lethal trifecta in a whole chat run: the model reads a secret from the user's workspace,

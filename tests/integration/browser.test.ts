@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/runs/start-run";
 import { defaultToolRegistry } from "@/lib/capabilities/capabilities";
@@ -11,6 +11,9 @@ import { clearProviderEnvironment, decideResponse, newSession, sendChat, useFake
 import { useBrowserAllowList } from "../support/browser-config";
 import { createUser } from "../support/http";
 import { readUiStream, type TChunk } from "../support/ui-stream";
+
+// Slow by nature (real Chromium and whole chat runs), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * The browser tools in real chat runs: the fake model drives the real worker (Chromium) against

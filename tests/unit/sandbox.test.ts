@@ -3,12 +3,15 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile, mkdir } from "node:fs/
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BubblewrapSandbox, findBubblewrap } from "@/lib/sandbox/bubblewrap-sandbox";
 import { detectCgroups } from "@/lib/sandbox/cgroups";
 import { formatCommandResult } from "@/lib/sandbox/types";
 import { Workspace } from "@/lib/sandbox/workspace-files";
 import { surveyWorkspace } from "@/lib/sandbox/workspace-usage";
+
+// Slow by nature (bubblewrap commands, some of them exhausting a limit), and slower on a busy machine: room beyond vitest's 5 s default.
+vi.setConfig({ testTimeout: 60_000 });
 
 /**
  * The real bubblewrap sandbox, run as the tests' user (as root here, so commands run as nobody).
