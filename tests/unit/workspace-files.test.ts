@@ -447,11 +447,13 @@ describe("Workspace: a folder swapped for a symlink between check and use", () =
     }
   }
 
-  it("never writes outside while workspace/sub keeps flipping between a folder and a symlink to outside/dir", async () => {
+  it("never writes outside while workspace/sub keeps flipping between a folder and a symlink to outside/dir", { timeout: 60_000 }, async () => {
     await fs.mkdir(inWorkspace("sub"));
     await fs.writeFile(inWorkspace("sub", "target.md"), "start");
     await workspace.list();
-    const deadline = Date.now() + 2_000;
+    // Ends when both sides of the race were exercised enough, however slow the machine; the
+    // deadline only bounds a run where one side never happens (the assertions below then fail).
+    const deadline = Date.now() + 30_000;
     const outcomes = { written: 0, refused: 0, other: 0 };
     const progress = { swaps: 0 };
     const stopped = () => Date.now() > deadline || (progress.swaps >= 300 && outcomes.written > 20 && outcomes.refused > 20);
@@ -473,11 +475,13 @@ describe("Workspace: a folder swapped for a symlink between check and use", () =
     expect(progress.swaps).toBeGreaterThan(50);
   });
 
-  it("never reads the secret while workspace/sub keeps flipping between a folder and a symlink to outside/", async () => {
+  it("never reads the secret while workspace/sub keeps flipping between a folder and a symlink to outside/", { timeout: 60_000 }, async () => {
     await fs.mkdir(inWorkspace("sub"));
     await fs.writeFile(inWorkspace("sub", "secret.md"), "decoy");
     await workspace.list();
-    const deadline = Date.now() + 2_000;
+    // Ends when both sides of the race were exercised enough, however slow the machine; the
+    // deadline only bounds a run where one side never happens (the assertions below then fail).
+    const deadline = Date.now() + 30_000;
     const outcomes = { decoy: 0, refused: 0, other: 0 };
     const texts = new Set<string>();
     const progress = { swaps: 0 };
