@@ -341,9 +341,17 @@ export class BubblewrapSandbox implements TSandbox {
         throw new AppError("unavailable", `The sandbox could not place the command in its cgroup (${(error as Error).message}).`, { cause: error });
       }
     }
-    // Before the command starts: the quota watch may stop it from the first instruction on.
+    // Before the command starts: the quota watch may stop it from the first instruction on, and a
+    // run stopped (or timed out) while the sandbox was being set up never starts it at all (an
+    // abort listener added after the signal fired would never be called).
     quota.attach(kill, exited);
-    gate.end("go\n");
+    options.signal?.addEventListener("abort", kill, { once: true });
+    if (options.signal?.aborted) {
+      gate.destroy();
+      kill();
+    } else {
+      gate.end("go\n");
+    }
     child.stdin.end(options.stdin ?? "");
 
     let timedOut = false;
@@ -351,7 +359,6 @@ export class BubblewrapSandbox implements TSandbox {
       timedOut = true;
       kill();
     }, options.timeoutMs);
-    options.signal?.addEventListener("abort", kill, { once: true });
     const exitCode = await exited;
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", kill);

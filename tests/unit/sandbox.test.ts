@@ -102,6 +102,13 @@ describe.skipIf(!available)("bubblewrap sandbox", () => {
     expect(Number(processes.stdout.trim())).toBeLessThan(5);
   });
 
+  it("does not start a command whose run was stopped while the sandbox was being set up", async () => {
+    const stopped = new AbortController();
+    stopped.abort();
+    await sandbox.run({ userId: alice, sessionId: "s", command: "echo started > aborted.txt", timeoutMs: 10_000, signal: stopped.signal });
+    await expect(stat(path.join(base, alice, "aborted.txt"))).rejects.toThrow();
+  });
+
   it("kills the whole process group at the timeout", async () => {
     const started = Date.now();
     const result = await run(`(sleep 30; echo late > late.txt) & sleep 30`, 500);
