@@ -40,7 +40,8 @@ beforeAll(async () => {
   embedded = await startEmbeddedDatabase({ loadDataDir: new Blob([dump]) });
   process.env.DATABASE_URL = embedded.url;
   process.env.XCLAW_EMBEDDED_DATABASE_URL = embedded.url;
-});
+  // Loading PGlite from the dump took over 45 s on a 2-core machine under load: slow by nature.
+}, 180_000);
 
 /**
  * Waits (at most 5 s) until this process has no run in flight and its pool no query: a test's last
@@ -65,4 +66,4 @@ afterAll(async () => {
   await disconnectDatabase();
   await embedded?.stop();
   await dropDatabase?.();
-});
+}, 120_000);
