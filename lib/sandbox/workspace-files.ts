@@ -2,7 +2,8 @@ import { constants as FS, type Stats } from "node:fs";
 import { chown, lstat, mkdir, open, readdir, readlink, realpath, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "@/lib/errors";
-import { mebibytes, surveyWorkspace, type TWorkspaceOwner } from "./workspace-usage";
+import { workspaceQuota } from "./workspace-quota";
+import { inodeKey, mebibytes, surveyWorkspace, type TWorkspaceOwner } from "./workspace-usage";
 
 /**
  * Safe file access inside one user's workspace directory, for the file tools.
@@ -15,7 +16,9 @@ import { mebibytes, surveyWorkspace, type TWorkspaceOwner } from "./workspace-us
  * so a final symlink is never followed and nothing is created outside. Files with more than one
  * hard link are refused: a hard link can point at a file outside the workspace.
  *
- * Writes respect the per-user quota (measured as in workspace-usage.ts). When the app runs as root,
+ * Writes respect the per-user quota (measured as in workspace-usage.ts): the check and the write
+ * hold the workspace's quota lock (workspace-quota.ts), so two writes at once cannot both use the
+ * room left, and a write made while commands run is never cut back. When the app runs as root,
  * what the file tools create is given to the sandbox's user (`owner`), so commands can use it.
  */
 export type TWorkspaceLimits = {
@@ -167,6 +170,16 @@ export class Workspace implements TWorkspaceFiles {
     if (this.options.owner) await handle.chown(this.options.owner.uid, this.options.owner.gid);
   }
 
+  /**
+   * Runs a write's quota check and the write itself alone among this workspace's writers; the
+   * written file's size then counts as allowed for any command running meanwhile.
+   */
+  private async withinQuota<T>(write: (written: (stats: Stats) => void) => Promise<T>): Promise<T> {
+    if (this.limits.quotaBytes === undefined) return write(() => {});
+    const watch = await workspaceQuota(this.options.usageRoot ?? (await this.rootReal()));
+    return watch.exclusive(() => write((stats) => watch.noteWritten(inodeKey(stats), stats.size)));
+  }
+
   /** Refuses a write that would take the workspace past its quota. */
   private async assertRoom(requested: string, bytes: number): Promise<void> {
     const quota = this.limits.quotaBytes;
@@ -290,7 +303,13 @@ export class Workspace implements TWorkspaceFiles {
     if (bytes > this.limits.maxWriteBytes) {
       throw new AppError("payload_too_large", `The content is ${bytes} bytes; the limit for writing is ${this.limits.maxWriteBytes} bytes.`);
     }
-    await this.assertRoom(requested, bytes);
+    return this.withinQuota(async (written) => {
+      await this.assertRoom(requested, bytes);
+      return this.writeChecked(requested, text, bytes, written);
+    });
+  }
+
+  private async writeChecked(requested: string, text: string, bytes: number, written: (stats: Stats) => void): Promise<{ relative: string; bytes: number; created: boolean }> {
     let created = false;
     // Open without creating first, so an existing file is never replaced through a race.
     const { handle, relative } = await this.openFile(requested, FS.O_WRONLY, "write").catch(async (error: AppError) => {
@@ -309,6 +328,7 @@ export class Workspace implements TWorkspaceFiles {
       // Truncate only after the descriptor is verified to be ours.
       await handle.truncate(0);
       await handle.write(text, 0, "utf8");
+      written(await handle.stat());
       return { relative, bytes, created };
     } finally {
       await handle.close();
@@ -320,16 +340,19 @@ export class Workspace implements TWorkspaceFiles {
    * caller picks another name on `conflict`), any extension, within the quota and the same path checks.
    */
   async createUpload(requested: string, data: Uint8Array): Promise<{ relative: string; bytes: number }> {
-    await this.assertRoom(requested, data.byteLength);
-    const { handle, relative } = await this.openFile(requested, FS.O_WRONLY | FS.O_CREAT | FS.O_EXCL, "write", true);
-    try {
-      await this.verifyOpenedFile(handle, relative);
-      await this.giveToOwner(handle);
-      await handle.write(data, 0, data.byteLength, 0);
-      return { relative, bytes: data.byteLength };
-    } finally {
-      await handle.close();
-    }
+    return this.withinQuota(async (written) => {
+      await this.assertRoom(requested, data.byteLength);
+      const { handle, relative } = await this.openFile(requested, FS.O_WRONLY | FS.O_CREAT | FS.O_EXCL, "write", true);
+      try {
+        await this.verifyOpenedFile(handle, relative);
+        await this.giveToOwner(handle);
+        await handle.write(data, 0, data.byteLength, 0);
+        written(await handle.stat());
+        return { relative, bytes: data.byteLength };
+      } finally {
+        await handle.close();
+      }
+    });
   }
 
   /** The bytes of an uploaded file (any extension), at most `maxBytes`. */

@@ -119,7 +119,8 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
   process.stdout.write(`\ne2e (${database}): starting the app on ${baseUrl}\n`);
   const server = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "start"], { cwd: root, env, stdio: "inherit", detached: true });
   try {
-    await waitForHealth(baseUrl, server, 90);
+    // Starting the embedded database alone took 46 s on a busy 2-core machine: a deadline, not a timing.
+    await waitForHealth(baseUrl, server, 300);
     return await run(process.execPath, [path.join(root, "node_modules", "@playwright/test", "cli.js"), "test", ...extraArgs], {
       ...env,
       E2E_BASE_URL: baseUrl,

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAgentProfile, ZAgentProfileInput } from "@/lib/agents/profiles";
 import { db } from "@/lib/db/client";
 import type { TJobRunner } from "@/lib/jobs/job-runner";
@@ -12,6 +12,9 @@ import type { TFakeReply, TRecordedRequest } from "../fake-llm/types";
 import { contract, lastMessageOf, startAgentsRunner, tasksOf, toolOutputJson, workerOf } from "../support/agents";
 import { clearProviderEnvironment, newSession, sendChat, useFakeProvider } from "../support/chat";
 import { createUser } from "../support/http";
+
+// Slow by nature (bubblewrap commands), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * Workers and their folders with the real sandbox: a worker's deliveries stay in its task's folder

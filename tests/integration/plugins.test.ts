@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as listPlugins, POST as uploadPlugin } from "@/app/api/admin/plugins/route";
 import { GET as getPlugin, PATCH as patchPlugin } from "@/app/api/admin/plugins/[id]/route";
 import { PUT as putConfig } from "@/app/api/admin/plugins/[id]/config/route";
@@ -19,6 +19,9 @@ import { clearProviderEnvironment, decideResponse, newSession, sendChat, useFake
 import { call, createUser, ORIGIN } from "../support/http";
 import { readUiStream } from "../support/ui-stream";
 import { buildZip, multipartRequest } from "../support/zip";
+
+// Slow by nature (plugin host processes), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * Plugins end to end below the browser: the real plugin host process (one process per plugin),

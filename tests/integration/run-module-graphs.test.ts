@@ -28,7 +28,7 @@ beforeAll(async () => {
   useFakeProvider(fake);
 });
 afterAll(async () => {
-  await fake.close();
+  await fake?.close();
   clearProviderEnvironment();
   if (saved === undefined) delete process.env.XCLAW_CONFIG;
   else process.env.XCLAW_CONFIG = saved;
