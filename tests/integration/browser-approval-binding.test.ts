@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { createBrowserTools } from "@/lib/browser/browser-tools";
 import { BrowserWorkerClient } from "@/lib/browser/worker-client";
 import type { TTool, TToolContext, TToolResult } from "@/lib/tools/registry";
-import { findChromium } from "@/workers/browser/chromium";
+import { findChromium } from "@/lib/browser/chromium";
 import { startBrowserWorker, type TBrowserWorker } from "@/workers/browser/worker";
 import { startBrowserSite, type TBrowserSite } from "../fixtures/browser-site/server";
 

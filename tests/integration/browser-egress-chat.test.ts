@@ -7,7 +7,7 @@ import { db } from "@/lib/db/client";
 import { checkUrlSyntax, parseAllowList } from "@/lib/net/url-guard";
 import { waitForRun } from "@/lib/runs/local-runs";
 import { workspaceRoot } from "@/lib/sandbox/runtime";
-import { findChromium } from "@/workers/browser/chromium";
+import { findChromium } from "@/lib/browser/chromium";
 import { startBrowserWorker, type TBrowserWorker } from "@/workers/browser/worker";
 import type { TFakeReply, TRecordedRequest } from "../fake-llm/types";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";

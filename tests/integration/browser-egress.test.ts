@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { TBrowserAction, TBrowserEgress, TBrowserObservation } from "@/lib/browser/protocol";
 import { BrowserWorkerClient } from "@/lib/browser/worker-client";
-import { findChromium } from "@/workers/browser/chromium";
+import { findChromium } from "@/lib/browser/chromium";
 import { startBrowserWorker, type TBrowserWorker } from "@/workers/browser/worker";
 import { startBrowserSite, type TBrowserSite } from "../fixtures/browser-site/server";
 

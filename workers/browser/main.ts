@@ -12,7 +12,7 @@
  */
 import { ConfigError, getBehaviourConfig } from "@/lib/config/behaviour";
 import { createLogger } from "@/lib/observability/logger";
-import { findChromium, noChromiumMessage } from "./chromium";
+import { findChromium, noChromiumMessage } from "../../lib/browser/chromium";
 import { startBrowserWorker } from "./worker";
 import { onStopRequest } from "../shared/stop-requests";
 
