@@ -21,7 +21,7 @@ import { Notice } from "./message-parts";
 import { ModelPicker } from "./model-picker";
 import { NoProviderNotice } from "./no-provider-notice";
 import { StepsPanel } from "./steps-panel";
-import type { TAttachmentView, TChatMessage, TChatSession, TModelChoice, TProviderInfo } from "./types";
+import type { TAttachmentView, TChatMessage, TChatSession, TModelChoice, TProviderStatus } from "./types";
 
 /**
  * The chat page: a header, the conversation, the message box and the steps panel, put together
@@ -39,7 +39,7 @@ export function ChatView({
 }: {
   session: TChatSession;
   initialMessages: TChatMessage[];
-  providers: TProviderInfo[];
+  providers: TProviderStatus[];
   models: TModelChoice[];
   attachmentLimits: TAttachmentLimits;
   isAdmin: boolean;
