@@ -81,16 +81,12 @@ export function ChatView({
 
   const run = useChatRun({ session: initialSession, initialMessages, onRunEnd });
 
-  const approvals = useApprovals({
-    sessionId,
-    onDecided: async () => {
-      // The decision is made: the keyboard goes back to the message box, the page to the newest output.
-      textarea.current?.focus();
-      pin();
-      await run.follow();
-      void refreshSessions();
-    },
-  });
+  // A decision was taken: the keyboard goes back to the message box, the page to the newest output.
+  const onDecisionAccepted = useCallback(() => {
+    textarea.current?.focus();
+    pin();
+  }, [pin]);
+  const approvals = useApprovals({ sessionId, follow: run.follow, onAccepted: onDecisionAccepted });
 
   // The sidebar was rendered alongside this page and may predate what loading it found (a run that
   // turned out to be interrupted, a title that just changed).
