@@ -4,10 +4,11 @@ import type { DynamicToolUIPart } from "ai";
 import Link from "next/link";
 import { useState } from "react";
 import { apiRequest, apiStream, errorMessage } from "@/components/api-request";
+import { FileIcon } from "@/components/ui/icons";
+import type { TAgentCallKind, TAgentsCardDetail, TWorkerApproval, TWorkerResult, TWorkerStatus, TWorkerView } from "@/lib/wire/agents";
 import { ApprovalCard } from "./approval-card";
 import { Markdown } from "./markdown";
 import type { TApprovalDecision, TLocalDecision, TToolOutputView } from "./types";
-import type { TAgentCallKind, TAgentsCardDetail, TWorkerApproval, TWorkerResult, TWorkerStatus, TWorkerView } from "@/lib/wire/agents";
 
 /**
  * The card of a delegate / debate / pipeline call (and of agent_results): one row per worker with
@@ -207,10 +208,7 @@ function Artifact({ path }: { path: string }) {
         onClick={() => void toggle()}
         className="inline-flex max-w-full items-center gap-1.5 rounded px-1 font-mono text-xs text-neutral-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-blue-600 dark:text-neutral-300"
       >
-        <svg viewBox="0 0 24 24" className="size-3.5 shrink-0" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden="true">
-          <path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z" />
-          <path d="M14 3v5h5" />
-        </svg>
+        <FileIcon size="sm" />
         <span className="truncate">{path}</span>
       </button>
       {open ? (
