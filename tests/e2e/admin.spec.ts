@@ -1,6 +1,10 @@
 import { expect, test } from "@playwright/test";
 import { adminPage } from "./helpers";
 
+// Starting or stopping a plugin's process and running a job take seconds on a busy machine.
+test.describe.configure({ timeout: 120_000 });
+const SLOW = { timeout: 30_000 };
+
 /**
  * The admin pages no other spec walks through, built on the shared admin table and extension list:
  * job runs (a cron job run by hand shows up as a run with its details), every user's schedules
@@ -13,11 +17,11 @@ test("admin jobs: a cron job run by hand shows up with its details; every schedu
   const runNow = catalog.getByRole("button", { name: /^Run .+ now$/ }).first();
   const jobId = (await runNow.getAttribute("aria-label"))!.replace(/^Run /, "").replace(/ now$/, "");
   await runNow.click();
-  await expect(catalog.getByRole("status")).toHaveText(`${jobId} is queued; it shows up under Runs.`);
+  await expect(catalog.getByRole("status")).toHaveText(`${jobId} is queued; it shows up under Runs.`, SLOW);
 
   const runs = page.getByRole("table", { name: "Job runs, newest first" });
   const row = runs.getByRole("row").filter({ hasText: jobId }).first();
-  await expect(row).toBeVisible();
+  await expect(row).toBeVisible(SLOW);
   await row.getByRole("button", { name: `Show details of ${jobId} run` }).click();
   await expect(runs.getByText("Event", { exact: true })).toBeVisible();
   await expect(runs.getByRole("heading", { name: "Steps" })).toBeVisible();
@@ -41,15 +45,15 @@ test("admin plugins: a bundled plugin is switched off and on again, and its deta
   const first = (await plugin.getByRole("button", { name: /^(Disable|Enable) / }).textContent())!.trim();
   const second = first === "Disable" ? "Enable" : "Disable";
   await plugin.getByRole("button", { name: /^(Disable|Enable) / }).click();
-  await expect(plugin.getByRole("button", { name: new RegExp(`^${second} `) })).toBeVisible();
+  await expect(plugin.getByRole("button", { name: new RegExp(`^${second} `) })).toBeVisible(SLOW);
   await page.reload();
   await expect(plugin.getByRole("button", { name: new RegExp(`^${second} `) })).toBeVisible();
   await plugin.getByRole("button", { name: new RegExp(`^${second} `) }).click();
-  await expect(plugin.getByRole("button", { name: new RegExp(`^${first} `) })).toBeVisible();
+  await expect(plugin.getByRole("button", { name: new RegExp(`^${first} `) })).toBeVisible(SLOW);
 
   await plugin.getByText("Permissions, settings and versions").click();
   await expect(plugin.getByRole("heading", { name: "What it may do" })).toBeVisible();
-  await expect(plugin.getByRole("heading", { name: "Uploaded versions" })).toBeVisible();
+  await expect(plugin.getByRole("heading", { name: "Uploaded versions" })).toBeVisible(SLOW);
   await expect(plugin).toContainText("None: this plugin comes with xclaw.");
   await context.close();
 });
