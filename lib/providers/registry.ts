@@ -2,6 +2,7 @@ import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviou
 import { AnthropicProvider } from "./anthropic-provider";
 import { OpenAiProvider } from "./openai-provider";
 import { withTextToolProtocol } from "./text-tool-protocol";
+import type { TModelChoice, TProviderStatus } from "@/lib/wire/providers";
 import type { TProvider, TProviderName } from "./types";
 import type { TRetryPolicy } from "./provider-chain";
 
@@ -10,8 +11,6 @@ import type { TRetryPolicy } from "./provider-chain";
  * an API key or a base URL (a local OpenAI-compatible server such as Ollama needs no key);
  * others are skipped, so a half-configured machine still works with what it has.
  */
-export type TProviderStatus = { name: TProviderName; model: string; configured: boolean };
-
 function chainOrder(config: TBehaviourConfig): TProviderName[] {
   const override = process.env.XCLAW_PROVIDERS?.split(",").map((name) => name.trim().toLowerCase()).filter(Boolean);
   if (!override?.length) return config.providers.chain;
@@ -75,8 +74,6 @@ export function providersWithModel(model: string, config = getBehaviourConfig())
  * order, its default model and the extra ones listed in `providers.<name>.models`. A choice is
  * stored on the session as "<provider>:<model>".
  */
-export type TModelChoice = { id: string; provider: TProviderName; model: string; isDefault: boolean };
-
 export function modelChoices(config = getBehaviourConfig()): TModelChoice[] {
   return configuredProviders(config).flatMap((provider, index) => {
     const models = [provider.model, ...config.providers[provider.name].models.filter((model) => model !== provider.model)];

@@ -1,5 +1,6 @@
 import { createUIMessageStreamResponse, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
+import { toApprovalView } from "@/lib/approvals/approval-view";
 import { toolOutputView } from "@/lib/channels/web/tool-output-view";
 import { runStreamResponse, toUiChunks, uiStreamResponse, type TChatChunk } from "@/lib/channels/web/ui-stream";
 import { createLocalRun, endLocalRun, followLocalRun, publishLocal, watchLocalRun } from "@/lib/runs/local-runs";
@@ -74,6 +75,20 @@ describe("UI message stream", () => {
     ]);
     expect(chunks.find((chunk) => chunk.type === "data-notice")).toMatchObject({ data: { tone: "warning", kind: "retry" } });
     expect(chunks.filter((chunk) => chunk.type === "data-notice")).toHaveLength(1);
+  });
+
+  it("announces an approval as the same view the stored history shows (one builder: lib/approvals/approval-view.ts)", async () => {
+    const call = { id: "c7", name: "write_file", arguments: { path: "a.md" } };
+    const preview = { title: "Write a.md", path: "a.md" };
+    const later = new Date(Date.now() + 60_000);
+    const chunks = await collect([{ type: "approval-request", approvalId: "ap1", stepKey: "s0007", call, risk: "write", preview, expiresAt: later.toISOString() }]);
+    const announced = chunks.find((chunk) => chunk.type === "data-approval")!.data;
+    const stored = toApprovalView({ id: "ap1", toolCallId: "c7", toolName: "write_file", risk: "write", preview, status: "PENDING", reason: null, expiresAt: later });
+    expect(announced).toEqual(stored);
+    expect(stored).toMatchObject({ approvalId: "ap1", status: "pending", reason: null, expiresAt: later.toISOString() });
+    // Past its expiry a pending approval reads "expired", wherever it is shown.
+    const past = await collect([{ type: "approval-request", approvalId: "ap2", stepKey: "s0008", call, risk: "write", preview, expiresAt: new Date(Date.now() - 1_000).toISOString() }]);
+    expect(past.find((chunk) => chunk.type === "data-approval")).toMatchObject({ data: { approvalId: "ap2", status: "expired" } });
   });
 
   it("writes the same bytes and headers as the AI SDK's createUIMessageStreamResponse", async () => {
