@@ -8,7 +8,7 @@ import { FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/text-field";
 import { AccountLinkNotice } from "./account-link-notice";
-import type { TAdminUser } from "./users-table";
+import type { TAdminUser } from "@/lib/wire/users";
 
 type TCreated = { user: { id: string; email: string; name: string | null; role: "user" | "admin" }; link: { path: string; expiresAt: string } };
 

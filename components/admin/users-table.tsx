@@ -10,18 +10,7 @@ import { DateTime } from "@/components/ui/date-time";
 import { AccountLinkNotice } from "./account-link-notice";
 import { AddUserForm } from "./add-user-form";
 import { ActionsCell, AdminTable, Cell } from "./admin-table";
-
-export type TAdminUser = {
-  id: string;
-  email: string;
-  name: string | null;
-  role: "user" | "admin";
-  status: "active" | "disabled";
-  createdAt: string;
-  lastSignInAt: string | null;
-  /** Added by an admin and has not used the invitation yet. */
-  invited: boolean;
-};
+import type { TAdminUser } from "@/lib/wire/users";
 
 type TChange = { status: "active" | "disabled" } | { role: "user" | "admin" };
 
