@@ -7,7 +7,7 @@ import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import type { TCgroupDetection, TCgroupReport, TCommandCgroup } from "./cgroups";
 import { HeadTailBuffer, type TCommandResult, type TRunCommandOptions, type TSandbox, type TWorkspaceScope } from "./types";
-import { openDirectoryBeneath } from "./workspace-files";
+import { openDirectoryBeneath } from "./workspace-paths";
 import { enforcementNote, workspaceQuota, type TQuotaTicket } from "./workspace-quota";
 import { MAX_WORKSPACE_DEPTH, MAX_WORKSPACE_ENTRIES, mebibytes, surveyWorkspace, type TWorkspaceOwner, type TWorkspaceUsage } from "./workspace-usage";
 

@@ -2,7 +2,9 @@ import path from "node:path";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import { clipMiddle, type TCommandResult, type TRunCommandOptions, type TSandbox } from "./types";
-import { assertExtension, looksBinary, normalizeWorkspacePath, type TListEntry, type TWorkspaceFiles, type TWorkspaceLimits } from "./workspace-files";
+import { looksBinary } from "./text-detection";
+import type { TListEntry, TWorkspaceFiles, TWorkspaceLimits } from "./workspace-files";
+import { assertExtension, normalizeWorkspacePath } from "./workspace-paths";
 
 /**
  * Remote sandboxes through the e2b SDK, against E2B itself or any E2B-compatible service such as

@@ -5,7 +5,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AppError, type TErrorCode } from "@/lib/errors";
-import { Workspace, WorkspacePathError } from "@/lib/sandbox/workspace-files";
+import { Workspace } from "@/lib/sandbox/workspace-files";
+import { WorkspacePathError } from "@/lib/sandbox/workspace-paths";
 import { surveyWorkspace } from "@/lib/sandbox/workspace-usage";
 
 /**
