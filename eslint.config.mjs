@@ -6,7 +6,7 @@ import nextTypescript from "eslint-config-next/typescript";
  * folders of lower layers. Domains later in the list build on the earlier ones; nothing reaches up.
  */
 const LIB_LAYERS = [
-  ["errors.ts", "config", "observability", "net", "wire", "db", "http", "text"],
+  ["errors.ts", "process-singleton.ts", "config", "observability", "net", "wire", "db", "http", "text"],
   ["providers", "sandbox", "settings", "jobs", "bundles"],
   ["tools", "browser", "memory"],
   ["skills"],

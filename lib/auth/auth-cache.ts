@@ -1,4 +1,5 @@
 import type { User } from "@/lib/db/generated/client";
+import { processSingleton } from "@/lib/process-singleton";
 
 /**
  * Who a bearer token or session cookie belongs to, remembered for a few seconds: authentication is
@@ -13,11 +14,10 @@ const MAX_ENTRIES = 10_000;
 type TEntry = { user: User; apiTokenId?: string; expires: number };
 type TFound = { user: User; apiTokenId?: string };
 
-const globalCache = globalThis as unknown as { xclawAuthCache?: Map<string, TEntry>; xclawAuthLookups?: Map<string, Promise<TFound | undefined>> };
-const entries = (globalCache.xclawAuthCache ??= new Map<string, TEntry>());
+const entries = processSingleton("auth.cache", () => new Map<string, TEntry>());
 // Lookups under way: a browser or client that sends ten chats at once waits for one lookup, not
 // ten (each a statement, and for a token ten updates of its lastUsedAt row queued on its lock).
-const lookups = (globalCache.xclawAuthLookups ??= new Map<string, Promise<TFound | undefined>>());
+const lookups = processSingleton("auth.lookups", () => new Map<string, Promise<TFound | undefined>>());
 
 export function cachedAuth(key: string): TEntry | undefined {
   const entry = entries.get(key);

@@ -1,3 +1,4 @@
+import { processSingleton } from "@/lib/process-singleton";
 import type { TMessage } from "@/lib/providers/types";
 
 /**
@@ -14,8 +15,7 @@ const MAX_CHARACTERS = 200_000;
 
 type TEntry = { userId: string; lastStepId: string; messages: TMessage[]; expires: number };
 
-const globalCache = globalThis as unknown as { xclawHistoryCache?: Map<string, TEntry> };
-const entries = (globalCache.xclawHistoryCache ??= new Map<string, TEntry>());
+const entries = processSingleton("runs.history-cache", () => new Map<string, TEntry>());
 
 function size(messages: TMessage[]): number {
   let total = 0;
