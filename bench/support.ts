@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import os from "node:os";
@@ -23,7 +24,8 @@ export async function startApp(env: Record<string, string>): Promise<{ url: stri
   const dataDirectory = await mkdtemp(path.join(os.tmpdir(), "xclaw-bench-"));
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "start"], {
     cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), XCLAW_DATA_DIR: dataDirectory, NEXTAUTH_URL: url, LOG_LEVEL: "error" },
+    // A production start needs a strong secret: a fresh one unless the benchmark gives its own.
+    env: { ...process.env, NEXTAUTH_SECRET: randomBytes(32).toString("base64url"), ...env, PORT: String(port), XCLAW_DATA_DIR: dataDirectory, NEXTAUTH_URL: url, LOG_LEVEL: "error" },
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,
   });

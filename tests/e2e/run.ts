@@ -101,10 +101,11 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
     XCLAW_PROVIDERS: "openai",
     XCLAW_CONFIG: configFile,
     CHROMIUM_PATH: chromium,
+    // A production start refuses to run without a strong secret of its own.
+    NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
   };
   delete env.ANTHROPIC_API_KEY;
   delete env.ANTHROPIC_BASE_URL;
-  delete env.NEXTAUTH_SECRET;
   delete env.BROWSER_WORKER_URL;
   delete env.BROWSER_WORKER_SECRET;
   let postgres: Awaited<ReturnType<typeof createPostgresDatabase>> | undefined;
