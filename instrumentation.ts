@@ -4,6 +4,9 @@ import type { TNodeRoute } from "./lib/http/server-hook";
  * Next.js calls register() once in every server process before it serves requests (`next dev` and
  * `next start` alike, never during `next build`). Node.js modules are imported inside, so the edge
  * runtime never sees them.
+ * - The environment is checked first (lib/config/environment.ts): a wrong value, or under
+ *   NODE_ENV=production a missing, short or example NEXTAUTH_SECRET, stops the server with a
+ *   message that names the variable, however it was started (`npm start`, `next start`, an image).
  * - Each request is stamped with its real TCP peer address, so rate limits cannot be dodged with a
  *   forged X-Forwarded-For (lib/auth/client-ip.ts explains the mechanism), and in production the
  *   chat route is answered before Next.js (lib/http/server-hook.ts).
@@ -12,13 +15,25 @@ import type { TNodeRoute } from "./lib/http/server-hook";
  * - The enabled plugins are started in the plugin host.
  */
 export async function register() {
+  // Next.js replaces process.env.NEXT_RUNTIME at build time, once per runtime: the literal test is
+  // what keeps the Node.js imports below out of an edge bundle, so it cannot go through the schema.
+  // eslint-disable-next-line no-restricted-properties
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { checkEnvironment, isProduction } = await import("./lib/config/environment");
+  const { ConfigError } = await import("./lib/config/config-error");
+  try {
+    checkEnvironment();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`\nxclaw: ${error.message}\n\n`);
+    process.exit(1);
+  }
   const { installServerHook } = await import("./lib/http/server-hook");
   const { stampPeerAddress } = await import("./lib/auth/client-ip");
   // A production server answers POST /api/chat before Next.js (lib/http/server-hook.ts says why);
   // development keeps the route handler, which reloads when its code changes.
   const routes: Record<string, TNodeRoute> = {};
-  if (process.env.NODE_ENV === "production") routes["POST /api/chat"] = (await import("./lib/channels/web/serve-chat")).serveChat;
+  if (isProduction()) routes["POST /api/chat"] = (await import("./lib/channels/web/serve-chat")).serveChat;
   installServerHook({ prepare: stampPeerAddress, routes });
   const { startAppJobRunner } = await import("./lib/job-catalog/start-runner");
   await startAppJobRunner();

@@ -17,6 +17,7 @@ import { randomBytes } from "node:crypto";
 import { createTasks, newTaskKey } from "../lib/agents/task-store";
 import { dispatchWorkers } from "../lib/agents/worker-event";
 import { db } from "../lib/db/client";
+import { resetEnvironment } from "../lib/config/environment";
 import { jobCatalog } from "../lib/job-catalog/catalog";
 import { createJobRunner } from "../lib/jobs/job-runner";
 import { startRun, waitForRun } from "../lib/runs/start-run";
@@ -34,6 +35,7 @@ const fake = await startFakeLlm();
 process.env.OPENAI_BASE_URL = fake.openaiBaseUrl;
 process.env.OPENAI_API_KEY = "bench";
 process.env.XCLAW_PROVIDERS = "openai";
+resetEnvironment();
 
 function systemOf(request: TRecordedRequest): string {
   const first = request.body.messages?.[0];

@@ -122,6 +122,8 @@ export async function onEachDatabase<T>(
   const { startEmbeddedDatabase } = await import("../lib/db/embedded");
   const { migrateDatabase } = await import("../lib/db/migrate");
   const { disconnectDatabase } = await import("../lib/db/client");
+  // The app reads its environment once per process: tell it each time DATABASE_URL changes here.
+  const { resetEnvironment } = await import("../lib/config/environment");
   const results: { pglite?: T; postgres?: T } = {};
   const onPglite = async () => {
     if (options.skip?.pglite) return;
@@ -129,11 +131,13 @@ export async function onEachDatabase<T>(
     await migrateDatabase(embedded.url);
     process.env.DATABASE_URL = embedded.url;
     process.env.XCLAW_EMBEDDED_DATABASE_URL = embedded.url;
+    resetEnvironment();
     try {
       results.pglite = await measure("embedded PGlite (one connection)", "pglite");
     } finally {
       await disconnectDatabase();
       delete process.env.XCLAW_EMBEDDED_DATABASE_URL;
+      resetEnvironment();
       await embedded.stop();
     }
   };
@@ -146,6 +150,7 @@ export async function onEachDatabase<T>(
     }
     const scratch = await createScratchPostgres(adminUrl, prefix);
     process.env.DATABASE_URL = scratch.url;
+    resetEnvironment();
     try {
       results.postgres = await measure(`PostgreSQL ${scratch.version}`, "postgres");
     } finally {

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
+import { environment } from "@/lib/config/environment";
 import { createLogger } from "@/lib/observability/logger";
 import { processSingleton } from "@/lib/process-singleton";
 
@@ -39,8 +40,7 @@ function processSecret(): string {
 }
 
 export function trustedProxyCount(): number {
-  const value = (process.env.XCLAW_TRUSTED_PROXIES ?? "").trim();
-  return /^\d{1,2}$/.test(value) ? Number(value) : 0;
+  return environment().XCLAW_TRUSTED_PROXIES;
 }
 
 function normalizeAddress(address: string): string {

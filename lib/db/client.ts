@@ -1,6 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { environment } from "@/lib/config/environment";
 import { processSingleton } from "@/lib/process-singleton";
 import { PrismaClient } from "./generated/client";
 
@@ -16,7 +17,7 @@ type TDatabase = { prisma: PrismaClient; pool: pg.Pool; url: string };
 const current = processSingleton("db.client", (): { database?: TDatabase } => ({}));
 
 export function databaseUrl(): string {
-  const url = process.env.DATABASE_URL;
+  const url = environment().DATABASE_URL;
   if (!url) {
     throw new Error("DATABASE_URL is not set. Start the app with `npm run dev` (it starts the embedded database) or set DATABASE_URL to a PostgreSQL 15+ database with pgvector.");
   }
@@ -24,12 +25,12 @@ export function databaseUrl(): string {
 }
 
 export function isEmbeddedDatabaseUrl(url: string): boolean {
-  return process.env.XCLAW_EMBEDDED_DATABASE_URL === url;
+  return environment().XCLAW_EMBEDDED_DATABASE_URL === url;
 }
 
 function connect(url: string): TDatabase {
   const settings = getBehaviourConfig().database;
-  const configured = Number(process.env.DATABASE_POOL_MAX) || settings.poolMax;
+  const configured = environment().DATABASE_POOL_MAX ?? settings.poolMax;
   const pool = new pg.Pool({
     connectionString: url,
     max: isEmbeddedDatabaseUrl(url) ? 1 : configured,

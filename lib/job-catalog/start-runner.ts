@@ -1,4 +1,5 @@
 import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { environment } from "@/lib/config/environment";
 import { createLogger } from "@/lib/observability/logger";
 import { processSingleton } from "@/lib/process-singleton";
 import { jobCatalog } from "./catalog";
@@ -43,7 +44,7 @@ export function startJobRunner(overrides: Partial<TJobRunnerOptions> = {}): Prom
  */
 export async function startAppJobRunner(): Promise<void> {
   if (getBehaviourConfig().jobs.runner !== "local") return;
-  if (!process.env.DATABASE_URL) {
+  if (!environment().DATABASE_URL) {
     log.warn("job runner not started: DATABASE_URL is not set (start the app with `npm run dev` or `npm start`)");
     return;
   }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { manifestVariable } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import type { Plugin, Prisma } from "@/lib/db/generated/client";
 import { createLogger } from "@/lib/observability/logger";
@@ -110,7 +111,12 @@ export function pluginSpec(plugin: Plugin): { spec: TPluginSpec; workspace: TWor
       return { error: `Its setting ${key} is not a URL.` };
     }
   }
-  const secrets = Object.fromEntries(manifest.permissions.secrets.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+  const secrets = Object.fromEntries(
+    manifest.permissions.secrets.flatMap((name) => {
+      const value = manifestVariable(name);
+      return value ? [[name, value]] : [];
+    }),
+  );
   return {
     workspace: manifest.permissions.workspace,
     spec: {

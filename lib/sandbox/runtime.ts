@@ -1,6 +1,6 @@
 import path from "node:path";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
-import { dataDirectory } from "@/lib/config/environment";
+import { dataDirectory, environment } from "@/lib/config/environment";
 import { createLogger } from "@/lib/observability/logger";
 import { processSingleton } from "@/lib/process-singleton";
 import { BubblewrapSandbox, findBubblewrap, missingSandboxTools, type TSandboxEnforcement } from "./bubblewrap-sandbox";
@@ -58,7 +58,8 @@ export function createSandboxRuntime(config: TBehaviourConfig, overrides: { e2b?
     return { mode: "none", reason: "The administrator turned the shell off (sandbox.mode: none).", limits, workspaceFor: local, folderFor };
   }
   if (mode === "e2b") {
-    if (!overrides.e2b && !process.env.E2B_API_KEY && !process.env.E2B_DOMAIN && !process.env.E2B_API_URL) {
+    const { E2B_API_KEY, E2B_DOMAIN, E2B_API_URL } = environment();
+    if (!overrides.e2b && !E2B_API_KEY && !E2B_DOMAIN && !E2B_API_URL) {
       return { mode: "none", reason: "sandbox.mode is e2b, but E2B_API_KEY / E2B_DOMAIN are not set.", limits, workspaceFor: local, folderFor };
     }
     const sandbox =

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/runs/start-run";
 import { workspaceRoot } from "@/lib/sandbox/runtime";
@@ -39,6 +40,7 @@ beforeAll(async () => {
   attacker = await startBrowserSite();
   dataDirectory = await mkdtemp(path.join(os.tmpdir(), "xclaw-egress-"));
   process.env.XCLAW_DATA_DIR = dataDirectory;
+  resetEnvironment();
   const secret = randomBytes(24).toString("hex");
   worker = await startBrowserWorker({
     secret,
@@ -52,11 +54,13 @@ beforeAll(async () => {
   });
   process.env.BROWSER_WORKER_URL = worker.url;
   process.env.BROWSER_WORKER_SECRET = secret;
+  resetEnvironment();
 }, 60_000);
 afterAll(async () => {
   delete process.env.BROWSER_WORKER_URL;
   delete process.env.BROWSER_WORKER_SECRET;
   delete process.env.XCLAW_DATA_DIR;
+  resetEnvironment();
   await worker?.close(1_000);
   await site?.close();
   await attacker?.close();

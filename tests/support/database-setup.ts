@@ -4,6 +4,7 @@ import pg from "pg";
 import { afterAll, beforeAll, inject } from "vitest";
 import { disconnectDatabase } from "../../lib/db/client";
 import { startEmbeddedDatabase, type TEmbeddedDatabase } from "../../lib/db/embedded";
+import { resetEnvironment } from "../../lib/config/environment";
 // Installs the app's jobs for sendEvent, as instrumentation.ts does in the app.
 import "../../lib/job-catalog/catalog";
 
@@ -23,6 +24,7 @@ beforeAll(async () => {
     url.pathname = `/${name}`;
     process.env.DATABASE_URL = url.toString();
     delete process.env.XCLAW_EMBEDDED_DATABASE_URL;
+    resetEnvironment();
     dropDatabase = async () => {
       const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
@@ -35,6 +37,7 @@ beforeAll(async () => {
   embedded = await startEmbeddedDatabase({ loadDataDir: new Blob([dump]) });
   process.env.DATABASE_URL = embedded.url;
   process.env.XCLAW_EMBEDDED_DATABASE_URL = embedded.url;
+  resetEnvironment();
 });
 
 afterAll(async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { parseBehaviourConfig } from "@/lib/config/behaviour";
+import { resetEnvironment } from "@/lib/config/environment";
 import { E2bSandbox, REMOTE_WORKDIR, type TRemoteSandbox, type TRemoteSandboxFactory } from "@/lib/sandbox/e2b-sandbox";
 import { createSandboxRuntime } from "@/lib/sandbox/runtime";
 import { defaultToolRegistry } from "@/lib/capabilities/capabilities";
@@ -113,6 +114,7 @@ describe("E2B sandbox mode", () => {
     delete process.env.E2B_API_KEY;
     delete process.env.E2B_DOMAIN;
     delete process.env.E2B_API_URL;
+    resetEnvironment();
     const runtime = createSandboxRuntime(config);
     expect(runtime.mode).toBe("none");
     expect(runtime.reason).toMatch(/E2B_API_KEY/);
@@ -123,6 +125,7 @@ describe("E2B sandbox mode", () => {
     // Next.js loads instrumentation (the chat's Node route, jobs) and route handlers (an approval
     // that resumes the run) as separate module graphs: each has its own copy of runtime.ts.
     process.env.E2B_API_KEY = "e2b-test-key";
+    resetEnvironment();
     try {
       const first = createSandboxRuntime(config);
       vi.resetModules();
@@ -135,6 +138,7 @@ describe("E2B sandbox mode", () => {
       expect(shorter.sandbox).not.toBe(first.sandbox);
     } finally {
       delete process.env.E2B_API_KEY;
+      resetEnvironment();
     }
   });
 

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseBehaviourConfig } from "@/lib/config/behaviour";
+import { resetEnvironment } from "@/lib/config/environment";
 import { createSandboxRuntime, workspaceRoot } from "@/lib/sandbox/runtime";
 import { defaultToolRegistry } from "@/lib/capabilities/capabilities";
 import { unifiedDiff } from "@/lib/tools/line-diff";
@@ -15,9 +16,11 @@ let dataDirectory: string;
 beforeAll(async () => {
   dataDirectory = await mkdtemp(path.join(os.tmpdir(), "xclaw-file-tools-"));
   process.env.XCLAW_DATA_DIR = dataDirectory;
+  resetEnvironment();
 });
 afterAll(async () => {
   delete process.env.XCLAW_DATA_DIR;
+  resetEnvironment();
   await rm(dataDirectory, { recursive: true, force: true });
 });
 

@@ -12,6 +12,7 @@ import { randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ConfigError, getBehaviourConfig } from "@/lib/config/behaviour";
+import { environment } from "@/lib/config/environment";
 import { createLogger } from "@/lib/observability/logger";
 import { ZPluginSpec, ZToolCallRequest, ZWorkspaceAnswerBody, type TCallStreamLine, type TWorkspaceAnswer } from "@/lib/plugins/host-protocol";
 import { PluginHost } from "./plugin-host";
@@ -48,13 +49,15 @@ function reply(response: ServerResponse, status: number, body: unknown) {
 
 async function main() {
   let port: number;
+  let variables;
   try {
-    port = Number(process.env.PLUGIN_HOST_PORT ?? getBehaviourConfig().plugins.port);
+    variables = environment();
+    port = variables.PLUGIN_HOST_PORT ?? getBehaviourConfig().plugins.port;
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
-  const secret = Buffer.from(process.env.PLUGIN_HOST_SECRET ?? "");
+  const secret = Buffer.from(variables.PLUGIN_HOST_SECRET ?? "");
   if (secret.length < 16) fail("PLUGIN_HOST_SECRET must be set to a random string of at least 16 characters.");
   const host = new PluginHost(log);
 
