@@ -19,15 +19,8 @@ export async function register() {
   // what keeps the Node.js imports below out of an edge bundle, so it cannot go through the schema.
   // eslint-disable-next-line no-restricted-properties
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { checkEnvironment, isProduction } = await import("./lib/config/environment");
-  const { ConfigError } = await import("./lib/config/config-error");
-  try {
-    checkEnvironment();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`\nxclaw: ${error.message}\n\n`);
-    process.exit(1);
-  }
+  const { checkEnvironmentOrExit, isProduction } = await import("./lib/config/environment");
+  checkEnvironmentOrExit();
   const { installServerHook } = await import("./lib/http/server-hook");
   const { stampPeerAddress } = await import("./lib/auth/client-ip");
   // A production server answers POST /api/chat before Next.js (lib/http/server-hook.ts says why);

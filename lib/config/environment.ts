@@ -4,8 +4,10 @@ import { ConfigError } from "./config-error";
 
 /**
  * Every environment variable xclaw reads, declared once: its type, its default and what it is for.
- * Nothing else in lib/, app/, components/, workers/ or inngest/ reads `process.env` (eslint.config.mjs
- * enforces it); the rest of the code asks `environment()` or one of the accessors below.
+ * Nothing else in lib/, app/, components/, workers/, inngest/, proxy.ts, instrumentation.ts or
+ * next.config.ts reads `process.env` (eslint.config.mjs enforces it; instrumentation.ts keeps its
+ * build-time NEXT_RUNTIME test); the rest of the code asks `environment()` or one of the accessors
+ * below. scripts/ read it through here too, and write the environment of the processes they start.
  *
  * The environment is parsed once per process, on first use; a wrong value is a ConfigError that
  * names each variable and what is wrong with it (never its value, which may be a secret). The
@@ -82,6 +84,7 @@ const list = (separator: RegExp | string) =>
 const folderList = () => z.string().transform((value) => value.split(path.delimiter).filter(Boolean).map((folder) => path.resolve(folder)));
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+// The names providers.chain accepts in behaviour.ts (which imports this file, so cannot be imported here).
 const PROVIDER_NAMES = ["openai", "anthropic"] as const;
 
 export const ZEnvironment = z.object({
@@ -254,6 +257,20 @@ export function checkEnvironment(options: { production?: boolean } = {}): TEnvir
   const problem = authSecretProblem(checked.NEXTAUTH_SECRET, { production: options.production ?? checked.NODE_ENV === "production" });
   if (problem) throw new ConfigError(problem);
   return checked;
+}
+
+/**
+ * For a server process as it starts (instrumentation.ts): checkEnvironment(), or its message alone
+ * on stderr and exit 1, before the process serves anything.
+ */
+export function checkEnvironmentOrExit(): void {
+  try {
+    checkEnvironment();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`\nxclaw: ${error.message}\n\n`);
+    process.exit(1);
+  }
 }
 
 /** Where xclaw keeps its files (embedded database, generated secret, workspaces). */

@@ -120,7 +120,9 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
   process.stdout.write(`\ne2e (${database}): starting the app on ${baseUrl}\n`);
   const server = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "start"], { cwd: root, env, stdio: "inherit", detached: true });
   try {
-    await waitForHealth(baseUrl, server, 90);
+    // A ceiling, not a wait: on a busy machine creating and migrating the embedded database alone
+    // has taken 50 s, and the workers and Next.js start after it.
+    await waitForHealth(baseUrl, server, 300);
     return await run(process.execPath, [path.join(root, "node_modules", "@playwright/test", "cli.js"), "test", ...extraArgs], {
       ...env,
       E2E_BASE_URL: baseUrl,

@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConfigError } from "@/lib/config/config-error";
 import {
   authSecretProblem,
   checkEnvironment,
+  checkEnvironmentOrExit,
   documentedVariables,
   environment,
   EXAMPLE_AUTH_SECRET,
@@ -43,6 +44,7 @@ function bundledPluginSecrets(): Set<string> {
 
 const saved = { ...process.env };
 afterEach(() => {
+  vi.restoreAllMocks();
   for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
   Object.assign(process.env, saved);
   resetEnvironment();
@@ -216,5 +218,27 @@ describe("the auth secret", () => {
     process.env.NEXTAUTH_SECRET = strong;
     resetEnvironment();
     expect(checkEnvironment({ production: true }).NEXTAUTH_SECRET).toBe(strong);
+  });
+
+  it("stops a server process as it starts: the message alone on stderr, then exit 1", () => {
+    Object.assign(process.env, { NEXTAUTH_SECRET: "", NODE_ENV: "production" });
+    resetEnvironment();
+    const written: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const exit = vi.spyOn(process, "exit").mockImplementation(((code?: number) => {
+      throw new Error(`exit ${code}`);
+    }) as never);
+    expect(() => checkEnvironmentOrExit()).toThrow("exit 1");
+    expect(exit).toHaveBeenCalledWith(1);
+    expect(written.join("")).toMatch(/^\nxclaw: NEXTAUTH_SECRET is not set: a production start needs a secret of at least 32 bytes/);
+    expect(written.join("")).not.toMatch(/^\s+at /m);
+    process.env.NEXTAUTH_SECRET = strong;
+    resetEnvironment();
+    exit.mockClear();
+    checkEnvironmentOrExit();
+    expect(exit).not.toHaveBeenCalled();
   });
 });
