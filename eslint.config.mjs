@@ -13,7 +13,7 @@ const FOUNDATION = {
   "process-singleton.ts": [],
   text: [],
   wire: [],
-  config: ["errors.ts"],
+  config: ["errors.ts", "process-singleton.ts"],
   observability: ["config"],
   net: ["errors.ts", "config", "observability"],
   db: ["errors.ts", "config", "observability"],
@@ -126,6 +126,21 @@ const config = [
   {
     files: ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}"],
     rules: { "no-restricted-imports": ["error", { patterns: ["@/tests/*", "**/tests/**"] }] },
+  },
+  {
+    // One validated environment: every variable is declared once in lib/config/environment.ts,
+    // whose two reads of process.env are the only ones (each marked there).
+    files: ["lib/**/*.{ts,tsx}", "app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "workers/**/*.ts", "inngest/**/*.ts", "instrumentation.ts", "proxy.ts", "next.config.ts"],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        {
+          object: "process",
+          property: "env",
+          message: "Read the environment through lib/config/environment.ts (environment(), its accessors, or manifestVariable() for a name a manifest gives); declare a new variable in its schema and in .env.example.",
+        },
+      ],
+    },
   },
 ];
 

@@ -1,6 +1,7 @@
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { disconnectDatabase } from "@/lib/db/client";
 import { createLogger } from "@/lib/observability/logger";
+import { processSingleton } from "@/lib/process-singleton";
 import { drainRuns } from "@/lib/runs/drain";
 import { markDraining } from "@/lib/runs/drain-state";
 import { stopJobRunner } from "./app-job-runner";
@@ -37,13 +38,12 @@ export async function drainAndExit(signal: NodeJS.Signals, exit: (code: number) 
 }
 
 // One set of handlers per process, whichever module graph installs them.
-const slot = globalThis as unknown as { xclawShutdown?: { first?: { signal: NodeJS.Signals; at: number } } };
+const state = processSingleton("app.shutdown", (): { installed?: boolean; first?: { signal: NodeJS.Signals; at: number } } => ({}));
 
 /** Installed once per process by instrumentation.ts (production servers started by the launcher). */
 export function installShutdownHandlers(): void {
-  if (slot.xclawShutdown) return;
-  const state: { first?: { signal: NodeJS.Signals; at: number } } = {};
-  slot.xclawShutdown = state;
+  if (state.installed) return;
+  state.installed = true;
   const onSignal = (signal: NodeJS.Signals) => {
     if (!state.first) {
       state.first = { signal, at: Date.now() };

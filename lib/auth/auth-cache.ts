@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { User } from "@/lib/db/generated/client";
+import { processSingleton } from "@/lib/process-singleton";
 
 /**
  * Who a bearer token or session cookie belongs to, remembered for a few seconds: authentication is
@@ -12,14 +13,13 @@ export const AUTH_CACHE_SECONDS = 5;
 
 type TFound = { user: User; apiTokenId?: string };
 
-const globalCache = globalThis as unknown as { xclawAuthCache?: LRUCache<string, TFound>; xclawAuthLookups?: Map<string, Promise<TFound | undefined>> };
 // Bounded, least recently used out first; an answer older than AUTH_CACHE_SECONDS is never returned.
-const entries = (globalCache.xclawAuthCache ??= new LRUCache<string, TFound>({ max: 10_000, ttl: AUTH_CACHE_SECONDS * 1000 }));
+const entries = processSingleton("auth.cache", () => new LRUCache<string, TFound>({ max: 10_000, ttl: AUTH_CACHE_SECONDS * 1000 }));
 // Lookups under way: a browser or client that sends ten chats at once waits for one lookup, not
 // ten (each a statement, and for a token ten updates of its lastUsedAt row queued on its lock).
 // Not lru-cache's fetch(): forgetting a lookup there rejects its first caller's promise, and the
 // lookups under way cannot be listed to forget them all; here the caller still gets its answer.
-const lookups = (globalCache.xclawAuthLookups ??= new Map<string, Promise<TFound | undefined>>());
+const lookups = processSingleton("auth.lookups", () => new Map<string, Promise<TFound | undefined>>());
 
 /**
  * The remembered answer for `key`, else the lookup already under way for it, else `lookup()`. An

@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { ConfigError } from "./config-error";
+import { environment } from "./environment";
 
 /**
  * Behaviour settings from the committed `xclaw.yaml` (secrets live in the environment instead).
@@ -450,12 +452,7 @@ export const ZBehaviourConfig = z.strictObject({
 
 export type TBehaviourConfig = z.infer<typeof ZBehaviourConfig>;
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError };
 
 function describeIssues(error: z.ZodError, source: string): string {
   const lines = error.issues.map((issue) => {
@@ -478,7 +475,7 @@ export function parseBehaviourConfig(text: string, source = "xclaw.yaml"): TBeha
 }
 
 export function configPath(): string {
-  return path.resolve(process.env.XCLAW_CONFIG ?? path.join(process.cwd(), "xclaw.yaml"));
+  return path.resolve(environment().XCLAW_CONFIG ?? path.join(process.cwd(), "xclaw.yaml"));
 }
 
 let cached: TBehaviourConfig | undefined;
@@ -491,7 +488,7 @@ export function getBehaviourConfig(): TBehaviourConfig {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT" || process.env.XCLAW_CONFIG) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT" || environment().XCLAW_CONFIG) {
       throw new ConfigError(`cannot read ${file}: ${(error as Error).message}`);
     }
   }

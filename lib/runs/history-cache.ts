@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import { processSingleton } from "@/lib/process-singleton";
 import type { TMessage } from "@/lib/providers/types";
 
 /**
@@ -26,14 +27,17 @@ function size(messages: TMessage[]): number {
   return Math.max(1, total);
 }
 
-const globalCache = globalThis as unknown as { xclawHistoryCache?: LRUCache<string, TEntry> };
 // Least recently used out first; a history too long to hold is not stored (and drops the old one).
-const entries = (globalCache.xclawHistoryCache ??= new LRUCache<string, TEntry>({
-  max: MAX_SESSIONS,
-  ttl: TTL_MS,
-  maxEntrySize: MAX_CHARACTERS,
-  sizeCalculation: (entry) => size(entry.messages),
-}));
+const entries = processSingleton(
+  "runs.history-cache",
+  () =>
+    new LRUCache<string, TEntry>({
+      max: MAX_SESSIONS,
+      ttl: TTL_MS,
+      maxEntrySize: MAX_CHARACTERS,
+      sizeCalculation: (entry) => size(entry.messages),
+    }),
+);
 
 export function rememberHistory(sessionId: string, entry: TEntry): void {
   entries.set(sessionId, { ...entry, messages: [...entry.messages] });

@@ -1,4 +1,5 @@
 import type { TAgentOutcome } from "@/lib/agent/agent-types";
+import { processSingleton } from "@/lib/process-singleton";
 import type { TRunEvent, TRunTrigger } from "./run-types";
 
 /**
@@ -22,8 +23,7 @@ export type TLocalRun = {
   readonly listeners: Set<() => void>;
 };
 
-const globalRuns = globalThis as unknown as { xclawLocalRuns?: Map<string, TLocalRun> };
-const runsBySession = (globalRuns.xclawLocalRuns ??= new Map<string, TLocalRun>());
+const runsBySession = processSingleton("runs.local-runs", () => new Map<string, TLocalRun>());
 
 export function createLocalRun(options: { id: string; sessionId: string; userId: string; trigger: TRunTrigger; controller: AbortController }): TLocalRun {
   const run: TLocalRun = { ...options, events: [], done: false, finishing: false, finished: Promise.resolve({ status: "stopped", reason: "user" }), listeners: new Set() };

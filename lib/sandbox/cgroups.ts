@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { constants as FS, accessSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { environment } from "@/lib/config/environment";
 
 /**
  * Whole-command limits with cgroups. Each command gets a cgroup of its own, with a memory limit
@@ -54,7 +55,7 @@ export function readCgroupSystem(): TCgroupSystem {
       return "";
     }
   };
-  return { mountinfo: read("/proc/self/mountinfo"), cgroup: read("/proc/self/cgroup"), uid: process.getuid?.() ?? -1, sandboxCgroup: process.env.XCLAW_SANDBOX_CGROUP || undefined };
+  return { mountinfo: read("/proc/self/mountinfo"), cgroup: read("/proc/self/cgroup"), uid: process.getuid?.() ?? -1, sandboxCgroup: environment().XCLAW_SANDBOX_CGROUP };
 }
 
 type TMount = { root: string; point: string; type: string; options: string[] };

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { environment } from "@/lib/config/environment";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import { clipMiddle, type TCommandResult, type TRunCommandOptions, type TSandbox } from "./types";
@@ -39,10 +40,11 @@ export type TRemoteSandboxFactory = (options: { template: string; sessionId: str
 /** The real factory: the e2b SDK, configured from E2B_API_KEY / E2B_DOMAIN / E2B_API_URL. */
 export const e2bSdkFactory: TRemoteSandboxFactory = async ({ template, sessionId, userId }) => {
   const { Sandbox } = await import("e2b");
+  const { E2B_API_KEY, E2B_DOMAIN, E2B_API_URL } = environment();
   const sandbox = await Sandbox.create(template, {
-    apiKey: process.env.E2B_API_KEY,
-    domain: process.env.E2B_DOMAIN,
-    apiUrl: process.env.E2B_API_URL,
+    apiKey: E2B_API_KEY,
+    domain: E2B_DOMAIN,
+    apiUrl: E2B_API_URL,
     metadata: { xclawSession: sessionId, xclawUser: userId },
   });
   return {

@@ -3,6 +3,7 @@ import { open, realpath, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { createLogger } from "@/lib/observability/logger";
 import { inodeKey, mebibytes, surveyWorkspace, type TWorkspaceUsage } from "./workspace-usage";
+import { processSingleton } from "@/lib/process-singleton";
 
 /**
  * The workspace quota across everything written at once: all the files one command writes, two
@@ -206,8 +207,7 @@ async function truncateBeneath(root: string, relative: string, key: string, size
 /** The watch of the workspace at `root` (its real path), the same for every caller in this process. */
 export async function workspaceQuota(root: string): Promise<WorkspaceQuotaWatch> {
   const real = await realpath(root);
-  const shared = globalThis as unknown as { xclawWorkspaceQuotas?: Map<string, WorkspaceQuotaWatch> };
-  const watches = (shared.xclawWorkspaceQuotas ??= new Map());
+  const watches = processSingleton("sandbox.workspace-quotas", () => new Map<string, WorkspaceQuotaWatch>());
   let watch = watches.get(real);
   if (!watch) watches.set(real, (watch = new WorkspaceQuotaWatch(real)));
   return watch;

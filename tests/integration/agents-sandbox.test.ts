@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAgentProfile, ZAgentProfileInput } from "@/lib/agents/profiles";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import type { TJobRunner } from "@/lib/jobs/job-runner";
 import { findBubblewrap } from "@/lib/sandbox/bubblewrap-sandbox";
@@ -32,6 +33,7 @@ beforeAll(async () => {
   await writeFile(path.join(directory, "xclaw.yaml"), "approvals: { write: allow, execute: allow }\nsandbox: { mode: bubblewrap, timeoutSeconds: 60 }\n");
   process.env.XCLAW_CONFIG = path.join(directory, "xclaw.yaml");
   process.env.XCLAW_DATA_DIR = path.join(directory, "data");
+  resetEnvironment();
   fake = await startFakeLlm();
   runner = await startAgentsRunner();
 });
@@ -41,6 +43,7 @@ afterAll(async () => {
   if (saved === undefined) delete process.env.XCLAW_CONFIG;
   else process.env.XCLAW_CONFIG = saved;
   delete process.env.XCLAW_DATA_DIR;
+  resetEnvironment();
   await rm(directory, { recursive: true, force: true });
 });
 beforeEach(() => useFakeProvider(fake));

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import { checkUrlSyntax, parseAllowList } from "@/lib/net/url-guard";
 import { waitForRun } from "@/lib/runs/local-runs";
@@ -45,6 +46,7 @@ beforeAll(async () => {
   dataDirectory = await mkdtemp(path.join(os.tmpdir(), "xclaw-egress-"));
   process.env.XCLAW_DATA_DIR = dataDirectory;
   useBrowserAllowList([site.host, attacker.host]);
+  resetEnvironment();
   const secret = randomBytes(24).toString("hex");
   worker = await startBrowserWorker({
     secret,
@@ -58,12 +60,14 @@ beforeAll(async () => {
   });
   process.env.BROWSER_WORKER_URL = worker.url;
   process.env.BROWSER_WORKER_SECRET = secret;
+  resetEnvironment();
 }, 60_000);
 afterAll(async () => {
   delete process.env.BROWSER_WORKER_URL;
   delete process.env.BROWSER_WORKER_SECRET;
   delete process.env.XCLAW_CONFIG;
   delete process.env.XCLAW_DATA_DIR;
+  resetEnvironment();
   await worker?.close(1_000);
   await site?.close();
   await attacker?.close();

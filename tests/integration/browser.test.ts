@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/runs/local-runs";
 import { defaultToolRegistry } from "@/lib/capabilities/installed-capabilities";
@@ -45,11 +46,13 @@ beforeAll(async () => {
   });
   process.env.BROWSER_WORKER_URL = worker.url;
   process.env.BROWSER_WORKER_SECRET = secret;
+  resetEnvironment();
 }, 60_000);
 afterAll(async () => {
   delete process.env.BROWSER_WORKER_URL;
   delete process.env.BROWSER_WORKER_SECRET;
   delete process.env.XCLAW_CONFIG;
+  resetEnvironment();
   await worker?.close(1_000);
   await site?.close();
   await fake?.close();

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { GET as health } from "@/app/api/health/route";
+import { resetEnvironment } from "@/lib/config/environment";
 import { databaseUrl, disconnectDatabase } from "@/lib/db/client";
 import { DatabaseAheadError, migrateDatabase, readMigrations } from "@/lib/db/migrate";
 import { call } from "../support/http";
@@ -21,6 +22,7 @@ describe("GET /api/health", () => {
     const saved = process.env.DATABASE_URL!;
     await disconnectDatabase();
     process.env.DATABASE_URL = "postgresql://postgres@127.0.0.1:1/unreachable";
+    resetEnvironment();
     try {
       const response = await call(health, "/api/health");
       expect(response.status).toBe(503);
@@ -29,6 +31,7 @@ describe("GET /api/health", () => {
     } finally {
       await disconnectDatabase();
       process.env.DATABASE_URL = saved;
+      resetEnvironment();
     }
     expect((await call(health, "/api/health")).status).toBe(200);
   });

@@ -3,6 +3,7 @@ import { GET as authGet, POST as authPost } from "@/app/api/auth/[...nextauth]/r
 import { GET as me, PATCH as updateMe } from "@/app/api/me/route";
 import { POST as register } from "@/app/api/register/route";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import { createUser, STRONG_PASSWORD } from "../support/http";
 import { cookiesFrom, send, serveRoutes, signInOverHttp } from "../support/http-server";
@@ -21,11 +22,13 @@ beforeAll(async () => {
     "/api/register": { POST: register },
   }));
   process.env.NEXTAUTH_URL = `http://localhost:${port}`;
+  resetEnvironment();
 });
 
 afterAll(async () => {
   await close();
   delete process.env.NEXTAUTH_URL;
+  resetEnvironment();
 });
 
 beforeEach(async () => {

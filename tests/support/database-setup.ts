@@ -6,6 +6,8 @@ import { disconnectDatabase } from "../../lib/db/client";
 import { startEmbeddedDatabase, type TEmbeddedDatabase } from "../../lib/db/embedded";
 import { localRunCount } from "../../lib/runs/local-runs";
 import { installApp } from "../../lib/app/install-app";
+import { resetEnvironment } from "../../lib/config/environment";
+import { processSingleton } from "../../lib/process-singleton";
 
 // The capability list and the job catalog, as instrumentation.ts installs them in the app.
 installApp();
@@ -26,6 +28,7 @@ beforeAll(async () => {
     url.pathname = `/${name}`;
     process.env.DATABASE_URL = url.toString();
     delete process.env.XCLAW_EMBEDDED_DATABASE_URL;
+    resetEnvironment();
     dropDatabase = async () => {
       const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
@@ -42,6 +45,7 @@ beforeAll(async () => {
   embedded = await startEmbeddedDatabase({ loadDataDir: new Blob([dump]) });
   process.env.DATABASE_URL = embedded.url;
   process.env.XCLAW_EMBEDDED_DATABASE_URL = embedded.url;
+  resetEnvironment();
   // Loading PGlite from the dump took over 45 s on a 2-core machine under load: slow by nature.
 }, 180_000);
 
@@ -53,10 +57,11 @@ beforeAll(async () => {
  * unhandled "57P01 terminating connection due to administrator command".
  */
 async function settleDatabaseWork(): Promise<void> {
-  const shared = globalThis as unknown as { xclawDatabase?: { pool: pg.Pool } };
+  // The database client's own per-process slot (lib/db/client.ts), read without connecting.
+  const shared = processSingleton("db.client", (): { database?: { pool: pg.Pool } } => ({}));
   const deadline = Date.now() + 5_000;
   for (let quiet = 0; quiet < 3 && Date.now() < deadline; ) {
-    const pool = shared.xclawDatabase?.pool;
+    const pool = shared.database?.pool;
     const busy = localRunCount() > 0 || (pool !== undefined && (pool.totalCount > pool.idleCount || pool.waitingCount > 0));
     quiet = busy ? 0 : quiet + 1;
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -4,6 +4,7 @@ import path from "node:path";
 import { applyPatch } from "diff";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseBehaviourConfig } from "@/lib/config/behaviour";
+import { resetEnvironment } from "@/lib/config/environment";
 import { createSandboxRuntime, workspaceRoot } from "@/lib/sandbox/runtime";
 import { installApp } from "@/lib/app/install-app";
 import { defaultToolRegistry } from "@/lib/capabilities/installed-capabilities";
@@ -20,9 +21,11 @@ let dataDirectory: string;
 beforeAll(async () => {
   dataDirectory = await mkdtemp(path.join(os.tmpdir(), "xclaw-file-tools-"));
   process.env.XCLAW_DATA_DIR = dataDirectory;
+  resetEnvironment();
 });
 afterAll(async () => {
   delete process.env.XCLAW_DATA_DIR;
+  resetEnvironment();
   await rm(dataDirectory, { recursive: true, force: true });
 });
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { clientIp, PEER_ADDRESS_HEADER, peerAddressHeaderValue } from "@/lib/auth/client-ip";
 import { readSessionCookie } from "@/lib/auth/session-token";
+import { parseEnvironment, resetEnvironment } from "@/lib/config/environment";
 import { AppError } from "@/lib/errors";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { isJsonMediaType, parseMediaType } from "@/lib/http/request-body";
@@ -41,6 +42,7 @@ describe("route wrapper", () => {
     });
     const previous = process.env.XCLAW_LOG_SILENT;
     delete process.env.XCLAW_LOG_SILENT;
+    resetEnvironment();
     const handler = route(async () => {
       throw new Error("connection string postgres://user:pw@db leaked?");
     });
@@ -52,6 +54,7 @@ describe("route wrapper", () => {
       expect(JSON.stringify(body)).not.toContain("postgres://");
     } finally {
       if (previous !== undefined) process.env.XCLAW_LOG_SILENT = previous;
+      resetEnvironment();
     }
     expect(errors.join("")).toContain("unhandled error");
   });
@@ -211,6 +214,7 @@ describe("JSON bodies", () => {
 describe("client IP", () => {
   afterEach(() => {
     delete process.env.XCLAW_TRUSTED_PROXIES;
+    resetEnvironment();
   });
 
   const peer = (address: string) => ({ [PEER_ADDRESS_HEADER]: peerAddressHeaderValue(address) });
@@ -219,6 +223,7 @@ describe("client IP", () => {
     const headers = new Headers({ ...peer("127.0.0.2"), "x-forwarded-for": "203.0.113.9, 127.0.0.3", "x-real-ip": "198.51.100.7" });
     expect(clientIp(headers)).toBe("127.0.0.2");
     process.env.XCLAW_TRUSTED_PROXIES = "0";
+    resetEnvironment();
     expect(clientIp(headers)).toBe("127.0.0.2");
   });
 
@@ -231,8 +236,10 @@ describe("client IP", () => {
 
   it("takes the N-th X-Forwarded-For entry from the right with N trusted proxies", () => {
     process.env.XCLAW_TRUSTED_PROXIES = "1";
+    resetEnvironment();
     expect(clientIp({ ...peer("10.0.0.1"), "x-forwarded-for": "1.1.1.1, 203.0.113.4" })).toBe("203.0.113.4");
     process.env.XCLAW_TRUSTED_PROXIES = "2";
+    resetEnvironment();
     expect(clientIp({ ...peer("10.0.0.2"), "x-forwarded-for": "1.1.1.1, 203.0.113.4, 10.0.0.1" })).toBe("203.0.113.4");
     // Fewer entries than proxies: the request did not come through them; fall back to the socket.
     expect(clientIp({ ...peer("10.0.0.2"), "x-forwarded-for": "203.0.113.4" })).toBe("10.0.0.2");
@@ -240,15 +247,19 @@ describe("client IP", () => {
 
   it("uses X-Real-IP only behind a trusted proxy that sends no X-Forwarded-For", () => {
     process.env.XCLAW_TRUSTED_PROXIES = "1";
+    resetEnvironment();
     expect(clientIp({ ...peer("10.0.0.1"), "x-real-ip": "203.0.113.5" })).toBe("203.0.113.5");
     delete process.env.XCLAW_TRUSTED_PROXIES;
+    resetEnvironment();
     expect(clientIp({ ...peer("10.0.0.1"), "x-real-ip": "203.0.113.5" })).toBe("10.0.0.1");
   });
 
-  it("reads a refused or nonsensical XCLAW_TRUSTED_PROXIES as zero", () => {
-    for (const value of ["-1", "abc", "1.5"]) {
-      process.env.XCLAW_TRUSTED_PROXIES = value;
-      expect(clientIp({ ...peer("127.0.0.2"), "x-forwarded-for": "203.0.113.4" }), value).toBe("127.0.0.2");
+  it("reads an empty XCLAW_TRUSTED_PROXIES as zero, and refuses a nonsensical one at start, naming it", () => {
+    process.env.XCLAW_TRUSTED_PROXIES = "";
+    resetEnvironment();
+    expect(clientIp({ ...peer("127.0.0.2"), "x-forwarded-for": "203.0.113.4" })).toBe("127.0.0.2");
+    for (const value of ["-1", "abc", "1.5", "100"]) {
+      expect(() => parseEnvironment({ XCLAW_TRUSTED_PROXIES: value }), value).toThrow(/XCLAW_TRUSTED_PROXIES: must be a whole number from 0 to 99/);
     }
   });
 });

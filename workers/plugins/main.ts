@@ -14,6 +14,7 @@ import { randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ConfigError, getBehaviourConfig } from "@/lib/config/behaviour";
+import { environment } from "@/lib/config/environment";
 import { createLogger } from "@/lib/observability/logger";
 import { ZPluginSpec, ZToolCallRequest, ZWorkspaceAnswerBody, type TCallStreamLine, type TWorkspaceAnswer } from "@/lib/plugins/host-protocol";
 import { PluginHost } from "./plugin-host";
@@ -51,13 +52,15 @@ function reply(response: ServerResponse, status: number, body: unknown) {
 
 async function main() {
   let port: number;
+  let variables;
   try {
-    port = Number(process.env.PLUGIN_HOST_PORT ?? getBehaviourConfig().plugins.port);
+    variables = environment();
+    port = variables.PLUGIN_HOST_PORT ?? getBehaviourConfig().plugins.port;
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
-  const secret = Buffer.from(process.env.PLUGIN_HOST_SECRET ?? "");
+  const secret = Buffer.from(variables.PLUGIN_HOST_SECRET ?? "");
   if (secret.length < 16) fail("PLUGIN_HOST_SECRET must be set to a random string of at least 16 characters.");
   const host = new PluginHost(log);
 
@@ -136,7 +139,7 @@ async function main() {
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, process.env.PLUGIN_HOST_HOST || "127.0.0.1", resolve);
+    server.listen(port, environment().PLUGIN_HOST_HOST, resolve);
   });
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
