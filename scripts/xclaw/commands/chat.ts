@@ -1,7 +1,7 @@
 import { isAppError } from "../../../lib/errors";
 import type { TApprovalView, TSessionSummary, TSessionView } from "../../../lib/wire/chat";
 import { createApiClient, type TApiClient } from "../api-client";
-import { askApproval } from "../approval-view";
+import { approvalLines, askApproval } from "../approval-view";
 import { parseCommandArguments } from "../command-arguments";
 import { EXIT_CODES } from "../exit-codes";
 import { followReply } from "../follow-reply";
@@ -84,7 +84,13 @@ class ChatLoop {
       this.out.line(this.out.paint("dim", "A reply is on its way; following it."));
       return this.settle(await this.follow((signal) => this.client.getStream(`/api/chat/${encodeURIComponent(this.sessionId)}/stream`, signal)));
     }
-    return this.settle(undefined, pendingApprovalOf(view));
+    const approval = pendingApprovalOf(view);
+    if (approval) {
+      // Shown as the reply that asked for it showed it (reply-printer.ts).
+      this.out.line(`  ${this.out.paint("yellow", "⏸")} ${this.out.paint("bold", approval.toolName)} waits for your approval`);
+      for (const line of approvalLines(approval, this.out.paint)) this.out.line(line);
+    }
+    return this.settle(undefined, approval);
   }
 
   async converse(): Promise<void> {

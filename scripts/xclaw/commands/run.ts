@@ -55,11 +55,13 @@ export async function run(args: string[]): Promise<number> {
   const client = createApiClient(await resolveLogin());
   const progress = terminalWriter(process.stderr);
   const report: TRunReport = { status: "error", sessionId: null, url: null, text: "" };
+  // A failed run's error is already on stderr when the stream carried it (reply-printer.ts).
+  let errorShown = false;
   const finish = (): number => {
     if (values.json) process.stdout.write(`${JSON.stringify(report)}\n`);
     else if (report.status === "success") process.stdout.write(report.text.endsWith("\n") || !report.text ? report.text : `${report.text}\n`);
     if (report.status === "needs-approval") progress.line(`The run waits for approval of ${report.approval?.toolName ?? "a tool call"}: decide it at ${report.url}`);
-    else if (report.status !== "success") progress.line(progress.paint("red", `The run ${report.status === "stopped" ? "was stopped" : "failed"}${report.error ? `: ${report.error}` : "."}`));
+    else if (report.status !== "success" && !errorShown) progress.line(progress.paint("red", `The run ${report.status === "stopped" ? "was stopped" : "failed"}${report.error ? `: ${report.error}` : "."}`));
     return EXIT_BY_STATUS[report.status];
   };
   try {
@@ -73,6 +75,7 @@ export async function run(args: string[]): Promise<number> {
     const { session } = await client.getJson<TSessionView>(`/api/sessions/${encodeURIComponent(sessionId)}`);
     report.status = statusOf(session, outcome);
     report.text = outcome?.answer ?? "";
+    errorShown = Boolean(outcome?.error);
     if (report.status === "failed" || report.status === "stopped") report.error = outcome?.error ?? session.statusReason ?? undefined;
     if (report.status === "error") report.error = "The stream ended before the run did; follow it on the web.";
     const approval = outcome?.approval;
