@@ -119,7 +119,7 @@ async function runAgainst(database: "pglite" | "postgres", chromium: string, ext
   process.stdout.write(`\ne2e (${database}): starting the app on ${baseUrl}\n`);
   const server = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "start"], { cwd: root, env, stdio: "inherit", detached: true });
   try {
-    await waitForHealth(baseUrl, server, 90);
+    await waitForHealth(baseUrl, server, 300);
     return await run(process.execPath, [path.join(root, "node_modules", "@playwright/test", "cli.js"), "test", ...extraArgs], {
       ...env,
       E2E_BASE_URL: baseUrl,
