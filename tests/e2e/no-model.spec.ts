@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { startAppProcess, stopAppProcess, type TAppProcess } from "./app-process";
 import { signUp, uniqueEmail } from "./helpers";
-import { runXclaw, xclawHome } from "./xclaw-process";
+import { removeXclawHomes, runXclaw, xclawHome } from "./xclaw-process";
 
 /**
  * An install with no model provider (a fresh `npm run dev` without keys): an app of its own, on its
@@ -23,6 +23,7 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   await stopAppProcess(app);
+  await removeXclawHomes();
 });
 
 test("with no model configured, the welcome page and a chat say so once, Send stays off, and the help explains the setup", async ({ browser }) => {

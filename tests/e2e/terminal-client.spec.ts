@@ -4,7 +4,7 @@ import { expect, test } from "@playwright/test";
 import type { TSessionView } from "@/lib/wire/chat";
 import { freePort } from "../../lib/net/free-port";
 import { signUp, uniqueEmail } from "./helpers";
-import { linkedSessionId, runXclaw, startXclaw, xclawHome, type TXclawSession } from "./xclaw-process";
+import { linkedSessionId, removeXclawHomes, runXclaw, startXclaw, xclawHome, type TXclawSession } from "./xclaw-process";
 
 /**
  * The terminal client (`npx xclaw`, scripts/xclaw) against the running app: a real process that
@@ -64,6 +64,8 @@ test.beforeAll(async ({ browser }) => {
   userId = (await api<{ id: string }>("/api/me")).id;
   await context.close();
 });
+
+test.afterAll(removeXclawHomes);
 
 test("login checks the token and stores it 0600 in a 0700 directory; a refused token is not stored; logout forgets it", async () => {
   const { env, configDirectory } = await xclawHome();

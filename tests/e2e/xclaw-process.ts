@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 
@@ -12,14 +12,21 @@ const bin = path.resolve(import.meta.dirname, "..", "..", "bin", "xclaw.mjs");
 
 export type TXclawResult = { code: number | null; stdout: string; stderr: string };
 
-/** A fresh home (and XDG config directory) for one test's logins. */
+const homes: string[] = [];
+
+/** A fresh home (and XDG config directory) for one test's logins; removeXclawHomes() deletes them. */
 export async function xclawHome(): Promise<{ home: string; configDirectory: string; env: NodeJS.ProcessEnv }> {
   const home = await mkdtemp(path.join(os.tmpdir(), "xclaw-home-"));
+  homes.push(home);
   const configHome = path.join(home, "config");
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: configHome, NO_COLOR: "1" };
   delete env.XCLAW_URL;
   delete env.XCLAW_TOKEN;
   return { home, configDirectory: path.join(configHome, "xclaw"), env };
+}
+
+export async function removeXclawHomes(): Promise<void> {
+  await Promise.all(homes.splice(0).map((home) => rm(home, { recursive: true, force: true })));
 }
 
 export type TXclawSession = {
