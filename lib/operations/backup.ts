@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -81,6 +81,8 @@ export async function createBackup(options: TBackupOptions): Promise<TBackupMani
   try {
     const database = await dumpDatabase(options, work);
     options.onProgress?.(`archiving the data directory ${options.dataDirectory}`);
+    // An install that never stored a file has no data directory yet: its archive is empty.
+    await mkdir(options.dataDirectory, { recursive: true });
     const dataFile = path.join(work, DATA_MEMBER);
     await tar.create({ file: dataFile, gzip: true, cwd: options.dataDirectory, portable: true, filter: (entry) => !NOT_BACKED_UP.has(entry.split("/").filter((part) => part && part !== ".")[0] ?? "") }, ["."]);
     const manifest: TBackupManifest = {

@@ -34,6 +34,26 @@ export const COMMANDS: TCommand[] = [
   { name: "sessions", summary: "your sessions, newest first", usage: "xclaw sessions [--json]", handler: async (args) => (await import("./commands/sessions")).sessions(args) },
   { name: "steps", summary: "a session's steps (its trace)", usage: "xclaw steps <session id> [--json]", handler: async (args) => (await import("./commands/steps")).steps(args) },
   { name: "jobs", summary: "your scheduled jobs", usage: "xclaw jobs [--json]", handler: async (args) => (await import("./commands/jobs")).jobs(args) },
+  // Operators' commands: run on the server with the app's .env (npm run xclaw -- <command>).
+  {
+    name: "doctor",
+    summary: "check this install: database, pgvector, migrations, providers, browser, sandbox, secrets, clock",
+    usage: "npm run xclaw -- doctor [--dev]",
+    handler: async (args) => (await import("./operations/doctor")).doctor(args),
+  },
+  { name: "backup", summary: "write one archive of the database and the data directory", usage: "npm run xclaw -- backup <file>", handler: async (args) => (await import("./operations/backup")).backup(args) },
+  {
+    name: "restore",
+    summary: "restore an archive into the empty database DATABASE_URL names and an empty data directory",
+    usage: "npm run xclaw -- restore <file>",
+    handler: async (args) => (await import("./operations/restore")).restore(args),
+  },
+  {
+    name: "create-admin",
+    summary: "make an admin account and print a one-time sign-in link",
+    usage: "npm run xclaw -- create-admin <email>",
+    handler: async (args) => (await import("./operations/create-admin")).createAdmin(args),
+  },
 ];
 
 function helpText(): string {
