@@ -10,10 +10,10 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { ConfigError, getBehaviourConfig } from "../lib/config/behaviour";
+import { ConfigError, configPath, getBehaviourConfig } from "../lib/config/behaviour";
 import { appPort, checkEnvironment, dataDirectory, environment, resetEnvironment } from "../lib/config/environment";
 import { startEmbeddedDatabase, type TEmbeddedDatabase } from "../lib/db/embedded";
 import { DatabaseAheadError, migrateDatabase } from "../lib/db/migrate";
@@ -86,6 +86,32 @@ function reportSandbox(config: ReturnType<typeof getBehaviourConfig>): void {
   if (!runtime.enforcement) return void process.stdout.write(`xclaw: shell sandbox: ${runtime.mode} (remote)\n`);
   const lines = [`xclaw: shell sandbox: bubblewrap`, ...runtime.enforcement.enforced.map((line) => `  enforced: ${line}`), ...runtime.enforcement.notEnforced.map((line) => `  NOT enforced: ${line}`)];
   process.stdout.write(lines.join("\n") + "\n");
+}
+
+/**
+ * The Next.js server to run. A production build makes Next.js's standalone server
+ * (.next/standalone/server.js, what the image runs too); it changes its working directory to its
+ * own folder, so it is given absolute paths to everything it reads (xclaw.yaml, plugins/, skills/,
+ * the data directory) and its address in PORT / HOSTNAME. Development, and a build made without the
+ * standalone output, use the `next` command.
+ */
+function serverCommand(env: NodeJS.ProcessEnv, options: { port: number; data: string }): string[] {
+  const variables = environment();
+  const standalone = path.join(root, ".next", "standalone", "server.js");
+  if (mode === "start" && existsSync(standalone)) {
+    env.PORT = String(options.port);
+    env.HOSTNAME = variables.HOST ?? "0.0.0.0";
+    env.XCLAW_DATA_DIR = options.data;
+    env.XCLAW_CONFIG = configPath();
+    env.XCLAW_BUNDLED_PLUGINS ??= path.join(root, "plugins");
+    env.XCLAW_BUNDLED_SKILLS ??= path.join(root, "skills");
+    // npm gives its scripts the package's version; the server started directly needs it passed on.
+    env.XCLAW_VERSION ??= variables.XCLAW_VERSION ?? (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
+    return [standalone];
+  }
+  const args = [path.join(root, "node_modules", "next", "dist", "bin", "next"), mode, "--port", String(options.port)];
+  if (variables.HOST) args.push("--hostname", variables.HOST);
+  return args;
 }
 
 async function main() {
@@ -184,9 +210,7 @@ async function main() {
     }
   }
 
-  const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
-  const args = [nextBin, mode, "--port", String(port)];
-  if (variables.HOST) args.push("--hostname", variables.HOST);
+  const args = serverCommand(env, { port, data });
   // XCLAW_NEXT_NODE_ARGS: extra Node.js flags for the server process (profiling: --cpu-prof …).
   // In production the server drains on SIGTERM itself (lib/app/shutdown.ts) instead of Next.js
   // closing and exiting at once.
