@@ -5,7 +5,7 @@ import { createLogger } from "@/lib/observability/logger";
 import type { TSignInErrorCode } from "@/lib/wire/sign-in";
 import { clientIp } from "./client-ip";
 import { revokeSession } from "./revoked-sessions";
-import { fromSessionJwt, newSessionClaims, sessionMaxAgeSeconds, toSessionJwt } from "./session-token";
+import { decodeWithRotation, fromSessionJwt, newSessionClaims, sessionMaxAgeSeconds, toSessionJwt } from "./session-token";
 import { verifyCredentials } from "./sign-in";
 
 const log = createLogger("auth");
@@ -55,6 +55,8 @@ export function signInErrorCode(error: AppError): TSignInErrorCode {
 export function nextAuthOptions(): NextAuthOptions {
   return {
     session: { strategy: "jwt", maxAge: sessionMaxAgeSeconds() },
+    // Cookies sealed with the previous NEXTAUTH_SECRET stay valid while it is rotated.
+    jwt: { decode: decodeWithRotation },
     pages: { signIn: "/sign-in", error: "/sign-in" },
     providers: [
       CredentialsProvider({

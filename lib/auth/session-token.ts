@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { decode, encode, type JWT } from "next-auth/jwt";
-import { authSecret, publicOrigin } from "@/lib/config/environment";
+import { authSecret, authSecrets, publicOrigin } from "@/lib/config/environment";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 
 /**
@@ -89,10 +89,26 @@ export function readSessionCookie(cookieHeader: string | null | undefined): stri
   return sessionTokenFromCookies((name) => (Object.hasOwn(cookies, name) ? cookies[name] : undefined));
 }
 
+/**
+ * next-auth's JWT decode with the current secret, then (while NEXTAUTH_SECRET is rotated) the
+ * previous one, so a rotation signs nobody out; next-auth re-issues the cookie under the current one.
+ */
+export async function decodeWithRotation(params: Parameters<typeof decode>[0]): Promise<JWT | null> {
+  const secrets = authSecrets();
+  for (const [index, secret] of secrets.entries()) {
+    try {
+      return await decode({ ...params, secret });
+    } catch (error) {
+      if (index === secrets.length - 1) throw error;
+    }
+  }
+  return null;
+}
+
 export async function decodeSessionToken(token: string): Promise<TSessionClaims | undefined> {
   let decoded: JWT | null;
   try {
-    decoded = await decode({ token, secret: authSecret() });
+    decoded = await decodeWithRotation({ token, secret: authSecret() });
   } catch {
     return undefined;
   }

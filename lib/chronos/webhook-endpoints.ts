@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
-import { openSecret, sealSecret } from "@/lib/config/secret-box";
+import { openSecret, sealSecret, type TSealedColumn } from "@/lib/config/secret-box";
 import { db } from "@/lib/db/client";
 import type { WebhookEndpoint } from "@/lib/db/generated/client";
 import { storableText } from "@/lib/db/storable";
@@ -18,6 +18,9 @@ import { enabledChannelIds } from "./jobs-store";
  */
 export const ENDPOINT_SECRET_PREFIX = "xwh_";
 const SEAL_PURPOSE = "webhook-endpoint";
+
+/** For the rotation of NEXTAUTH_SECRET (lib/app/sealed-columns.ts). */
+export const WEBHOOK_ENDPOINTS_COLUMN: TSealedColumn = { table: "webhook_endpoints", column: "secretSealed", purpose: SEAL_PURPOSE };
 
 const ZName = z.string().trim().min(1, "Give the endpoint a name.").max(100, "Endpoint names are at most 100 characters.");
 const ZInstructions = z.string().trim().max(4_000, "Triage instructions are at most 4000 characters.");

@@ -109,6 +109,7 @@ export const ZEnvironment = z.object({
 
   // --- Auth
   NEXTAUTH_SECRET: variable("encrypts session cookies and seals stored secrets; a production start needs 32 bytes or more", optional(text())),
+  NEXTAUTH_SECRET_PREVIOUS: variable("the previous NEXTAUTH_SECRET while it is rotated (npm run xclaw -- rotate-secret): still accepted to read; remove it afterwards", optional(text())),
   NEXTAUTH_URL: variable("public URL of the app (scheme + host + port); https marks cookies Secure", optional(httpUrl())),
   XCLAW_TRUSTED_PROXIES: variable("number of reverse proxies in front of the app that append to X-Forwarded-For", withDefault(integer(0, 99), 0)),
 
@@ -282,6 +283,15 @@ export function dataDirectory(): string {
 
 export function appPort(): number {
   return environment().PORT;
+}
+
+/**
+ * The secrets stored values and session cookies may have been sealed with: the current one first,
+ * then, during a rotation, the previous one (docs/operations.md, "Rotating NEXTAUTH_SECRET").
+ */
+export function authSecrets(): string[] {
+  const previous = environment().NEXTAUTH_SECRET_PREVIOUS;
+  return previous && previous !== authSecret() ? [authSecret(), previous] : [authSecret()];
 }
 
 export function authSecret(): string {

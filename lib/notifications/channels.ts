@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
-import { openSecret, sealSecret, SecretBoxError } from "@/lib/config/secret-box";
+import { openSecret, sealSecret, SecretBoxError, type TSealedColumn } from "@/lib/config/secret-box";
 import { db } from "@/lib/db/client";
 import type { NotificationChannel, NotificationChannelKind, Prisma } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
@@ -15,6 +15,9 @@ import type { TNotificationChannelKind, TNotificationChannelView } from "@/lib/w
  * only the origin and a hint. Every URL must be public (checked here and again on every send).
  */
 const SEAL_PURPOSE = "notification-channel";
+
+/** For the rotation of NEXTAUTH_SECRET (lib/app/sealed-columns.ts). */
+export const NOTIFICATION_CHANNELS_COLUMN: TSealedColumn = { table: "notification_channels", column: "configSealed", purpose: SEAL_PURPOSE };
 
 export type TChannelConfig = { url?: string; secret?: string };
 export type TOpenedChannel = { id: string; userId: string; name: string; kind: TNotificationChannelKind; config: TChannelConfig };

@@ -54,6 +54,12 @@ export const COMMANDS: TCommand[] = [
     usage: "npm run xclaw -- create-admin <email>",
     handler: async (args) => (await import("./operations/create-admin")).createAdmin(args),
   },
+  {
+    name: "rotate-secret",
+    summary: "re-seal stored secrets under a new NEXTAUTH_SECRET (the old one in NEXTAUTH_SECRET_PREVIOUS)",
+    usage: "npm run xclaw -- rotate-secret",
+    handler: async (args) => (await import("./operations/rotate-secret")).rotateSecret(args),
+  },
 ];
 
 function helpText(): string {

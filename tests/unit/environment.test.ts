@@ -52,7 +52,11 @@ afterEach(() => {
 
 describe(".env.example and the environment schema", () => {
   const documented = documentedVariables();
-  const example = exampleVariables();
+  // Docker Compose's own variables (POSTGRES_PASSWORD, XCLAW_DOMAIN, …) are documented for
+  // compose.yaml, which tests/unit/deploy-files.test.ts checks; the app reads none of them.
+  const all = exampleVariables();
+  const composeOnly = all.filter((variable) => variable.section.startsWith("Docker Compose only"));
+  const example = all.filter((variable) => !composeOnly.includes(variable));
   const schemaNames = documented.map((variable) => variable.name);
   const pluginSecrets = bundledPluginSecrets();
 
@@ -62,8 +66,10 @@ describe(".env.example and the environment schema", () => {
     expect(schemaNames.filter((name) => !names.includes(name)), "in the schema, missing from .env.example").toEqual([]);
     const unknown = names.filter((name) => !schemaNames.includes(name));
     expect(unknown.filter((name) => !pluginSecrets.has(name)), "in .env.example, missing from the schema").toEqual([]);
-    // A plugin's secret is never one of xclaw's own variables.
+    // A plugin's secret is never one of xclaw's own variables, nor is a variable only compose reads.
     expect(schemaNames.filter((name) => pluginSecrets.has(name))).toEqual([]);
+    expect(composeOnly.length).toBeGreaterThan(0);
+    expect(composeOnly.filter((variable) => schemaNames.includes(variable.name)).map((variable) => variable.name)).toEqual([]);
   });
 
   it.each<[TVariableKind, string]>([
