@@ -57,6 +57,8 @@ CREATE TABLE "channel_events" (
     "externalId" TEXT NOT NULL,
     "message" JSONB NOT NULL,
     "handledAt" TIMESTAMP(3),
+    "handledBy" TEXT,
+    "started" JSONB,
     "receivedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "channel_events_pkey" PRIMARY KEY ("id")
@@ -72,6 +74,7 @@ CREATE TABLE "channel_conversations" (
     "replyMessageId" TEXT,
     "replyReceivedAt" TIMESTAMP(3),
     "repliesUsed" INTEGER NOT NULL DEFAULT 0,
+    "webOrigin" TEXT,
     "awaitingApprovalId" UUID,
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updatedAt" TIMESTAMP(3) NOT NULL,
