@@ -44,7 +44,7 @@ describe("QQ signatures", () => {
     const post = (payload: unknown, options: { sign?: boolean } = {}) => {
       const body = JSON.stringify(payload);
       const timestamp = String(Math.floor(Date.now() / 1000));
-      const headers = options.sign === false ? {} : { "x-signature-ed25519": signQqCallback(secret, timestamp, body), "x-signature-timestamp": timestamp };
+      const headers: Record<string, string> = options.sign === false ? {} : { "x-signature-ed25519": signQqCallback(secret, timestamp, body), "x-signature-timestamp": timestamp };
       return readQqCallback(account, new Request("http://localhost/x", { method: "POST", headers, body }), Buffer.from(body));
     };
     const group = post({ op: 0, t: "GROUP_AT_MESSAGE_CREATE", d: { id: "m1", content: " <@!1234>  hello there ", timestamp: "2026-01-02T03:04:05+08:00", group_openid: "G", author: { member_openid: "M" } } });
