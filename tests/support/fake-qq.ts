@@ -11,7 +11,15 @@ import type { AddressInfo } from "node:net";
  * tests can make the next answers fail (22009 rate limits, 5xx) and slow the token endpoint down.
  * `signCallback` signs a callback body the way QQ does, with the bot secret as the Ed25519 seed.
  */
-export type TQqSend = { path: string; scope: "user" | "group"; target: string; authorization: string; body: { content: string; msg_type: number; msg_id: string; msg_seq: number } };
+export type TQqSend = {
+  path: string;
+  scope: "user" | "group";
+  target: string;
+  authorization: string;
+  body: { content: string; msg_type: number; msg_id: string; msg_seq: number };
+  /** performance.now() when it arrived (benchmarks). */
+  receivedAt: number;
+};
 export type TFakeAnswer = { status: number; body?: unknown; headers?: Record<string, string> };
 
 export type TFakeQq = {
@@ -70,7 +78,14 @@ export async function startFakeQq(options: { appId: string; secret: string }): P
     }
     const match = /^\/v2\/(users|groups)\/([^/]+)\/messages$/.exec(url);
     if (request.method === "POST" && match) {
-      const send: TQqSend = { path: url, scope: match[1] === "users" ? "user" : "group", target: decodeURIComponent(match[2]!), authorization: request.headers.authorization ?? "", body: body as TQqSend["body"] };
+      const send: TQqSend = {
+        path: url,
+        scope: match[1] === "users" ? "user" : "group",
+        target: decodeURIComponent(match[2]!),
+        authorization: request.headers.authorization ?? "",
+        body: body as TQqSend["body"],
+        receivedAt: performance.now(),
+      };
       state.attempts.push(send);
       const scripted = pending.shift();
       if (scripted) return answer(scripted.status, scripted.body ?? {}, scripted.headers);
