@@ -13,7 +13,7 @@ const FOUNDATION = {
   "process-singleton.ts": [],
   text: [],
   wire: [],
-  config: ["errors.ts"],
+  config: ["errors.ts", "process-singleton.ts"],
   observability: ["config"],
   net: ["errors.ts", "config", "observability"],
   db: ["errors.ts", "config", "observability"],
@@ -46,6 +46,8 @@ const FEATURES = {
   channels: ["runs", "auth"],
   agents: ["runs"],
   chronos: ["runs", "notifications", "auth"],
+  // What operators run against an install (backup, restore, doctor, accounts, secrets).
+  operations: ["users", "providers", "sandbox", "browser"],
 };
 const foundationNames = Object.keys(FOUNDATION);
 const LIB_USES = {
@@ -74,6 +76,9 @@ const libZones = Object.keys(LIB_USES)
   })
   .filter((zone) => zone.from.length);
 
+const LIB_RESTRICTED_PATTERNS = ["@/app/*", "@/components/*", "@/tests/*", "**/tests/**"];
+const INNGEST_MESSAGE = "Only the job engine (lib/jobs) and inngest/ use Inngest: import NonRetriableError / RetryAfterError from @/lib/jobs/job-errors.";
+
 const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
@@ -90,7 +95,23 @@ const config = [
     // Layering (ARCHITECTURE.md): lib never imports app or components; nothing imports test doubles.
     files: ["lib/**/*.ts", "workers/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: ["@/app/*", "@/components/*", "@/tests/*", "**/tests/**"] }],
+      "no-restricted-imports": ["error", { patterns: LIB_RESTRICTED_PATTERNS }],
+    },
+  },
+  {
+    // Inngest belongs to the job engine (lib/jobs: the engine and its Inngest adapter) and inngest/;
+    // domain code takes the retry errors from lib/jobs/job-errors.ts. A later block replaces a
+    // rule's options instead of adding to them, hence the patterns above again.
+    files: ["lib/**/*.ts"],
+    ignores: ["lib/jobs/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [{ name: "inngest", message: INNGEST_MESSAGE }],
+          patterns: [{ group: LIB_RESTRICTED_PATTERNS }, { group: ["inngest/*"], message: INNGEST_MESSAGE }],
+        },
+      ],
     },
   },
   {
@@ -105,6 +126,21 @@ const config = [
   {
     files: ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}"],
     rules: { "no-restricted-imports": ["error", { patterns: ["@/tests/*", "**/tests/**"] }] },
+  },
+  {
+    // One validated environment: every variable is declared once in lib/config/environment.ts,
+    // whose two reads of process.env are the only ones (each marked there).
+    files: ["lib/**/*.{ts,tsx}", "app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}", "workers/**/*.ts", "inngest/**/*.ts", "instrumentation.ts", "proxy.ts", "next.config.ts"],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        {
+          object: "process",
+          property: "env",
+          message: "Read the environment through lib/config/environment.ts (environment(), its accessors, or manifestVariable() for a name a manifest gives); declare a new variable in its schema and in .env.example.",
+        },
+      ],
+    },
   },
 ];
 

@@ -4,6 +4,10 @@ import { API_CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from "./lib/http/securi
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
+  // A self-contained server (.next/standalone/server.js), which the container image runs.
+  // `npm run build` then copies the static assets next to it and removes what the build's file
+  // tracing copied beyond the server (scripts/copy-standalone-assets.mjs says why).
+  output: "standalone",
   // Server-only packages with native or WebAssembly parts stay out of the bundle.
   serverExternalPackages: ["pg", "@prisma/adapter-pg", "@electric-sql/pglite", "@electric-sql/pglite-socket"],
   typedRoutes: false,

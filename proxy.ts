@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { environment } from "@/lib/config/environment";
 import { newNonce, pageContentSecurityPolicy } from "@/lib/http/security-headers";
 
 /**
@@ -9,10 +10,11 @@ import { newNonce, pageContentSecurityPolicy } from "@/lib/http/security-headers
  */
 export function proxy(request: NextRequest) {
   const nonce = newNonce();
+  const { NODE_ENV, NEXTAUTH_URL } = environment();
   const policy = pageContentSecurityPolicy({
     nonce,
-    development: process.env.NODE_ENV === "development",
-    upgradeInsecureRequests: process.env.NEXTAUTH_URL?.startsWith("https://") ?? false,
+    development: NODE_ENV === "development",
+    upgradeInsecureRequests: NEXTAUTH_URL?.startsWith("https://") ?? false,
   });
   const headers = new Headers(request.headers);
   headers.set("x-nonce", nonce);

@@ -19,6 +19,7 @@ import { dispatchWorkers } from "../lib/agents/worker-event";
 import { db } from "../lib/db/client";
 import { installApp } from "../lib/app/install-app";
 import { jobCatalog } from "../lib/app/job-catalog";
+import { resetEnvironment } from "../lib/config/environment";
 import { createJobRunner } from "../lib/jobs/job-runner";
 import { startRun } from "../lib/runs/start-run";
 import { waitForRun } from "../lib/runs/local-runs";
@@ -38,6 +39,7 @@ const fake = await startFakeLlm();
 process.env.OPENAI_BASE_URL = fake.openaiBaseUrl;
 process.env.OPENAI_API_KEY = "bench";
 process.env.XCLAW_PROVIDERS = "openai";
+resetEnvironment();
 
 function systemOf(request: TRecordedRequest): string {
   const first = request.body.messages?.[0];

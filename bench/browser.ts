@@ -12,7 +12,7 @@ import { BrowserWorkerClient } from "../lib/browser/worker-client";
 import { UrlGuard } from "../lib/net/url-guard";
 import { startBrowserSite } from "../tests/fixtures/browser-site/server";
 import { BrowserSession } from "../workers/browser/browser-session";
-import { CHROMIUM_ARGS, findChromium, noChromiumMessage } from "../workers/browser/chromium";
+import { CHROMIUM_ARGS, findChromium, noChromiumMessage } from "../lib/browser/chromium";
 import { startBrowserWorker } from "../workers/browser/worker";
 import { percentile } from "./support";
 

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import os from "node:os";
@@ -23,7 +24,8 @@ export async function startApp(env: Record<string, string>): Promise<{ url: stri
   const dataDirectory = await mkdtemp(path.join(os.tmpdir(), "xclaw-bench-"));
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts", "start"], {
     cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), XCLAW_DATA_DIR: dataDirectory, NEXTAUTH_URL: url, LOG_LEVEL: "error" },
+    // A production start needs a strong secret: a fresh one unless the benchmark gives its own.
+    env: { ...process.env, NEXTAUTH_SECRET: randomBytes(32).toString("base64url"), ...env, PORT: String(port), XCLAW_DATA_DIR: dataDirectory, NEXTAUTH_URL: url, LOG_LEVEL: "error" },
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,
   });
@@ -120,6 +122,8 @@ export async function onEachDatabase<T>(
   const { startEmbeddedDatabase } = await import("../lib/db/embedded");
   const { migrateDatabase } = await import("../lib/db/migrate");
   const { disconnectDatabase } = await import("../lib/db/client");
+  // The app reads its environment once per process: tell it each time DATABASE_URL changes here.
+  const { resetEnvironment } = await import("../lib/config/environment");
   const results: { pglite?: T; postgres?: T } = {};
   const onPglite = async () => {
     if (options.skip?.pglite) return;
@@ -127,11 +131,13 @@ export async function onEachDatabase<T>(
     await migrateDatabase(embedded.url);
     process.env.DATABASE_URL = embedded.url;
     process.env.XCLAW_EMBEDDED_DATABASE_URL = embedded.url;
+    resetEnvironment();
     try {
       results.pglite = await measure("embedded PGlite (one connection)", "pglite");
     } finally {
       await disconnectDatabase();
       delete process.env.XCLAW_EMBEDDED_DATABASE_URL;
+      resetEnvironment();
       await embedded.stop();
     }
   };
@@ -144,6 +150,7 @@ export async function onEachDatabase<T>(
     }
     const scratch = await createScratchPostgres(adminUrl, prefix);
     process.env.DATABASE_URL = scratch.url;
+    resetEnvironment();
     try {
       results.postgres = await measure(`PostgreSQL ${scratch.version}`, "postgres");
     } finally {

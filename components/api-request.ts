@@ -27,70 +27,67 @@ function errorFromBody(body: unknown): { code?: string; message?: string } {
   return { code: typeof code === "string" ? code : undefined, message: typeof message === "string" ? message : undefined };
 }
 
-/**
- * `discardBody`: for endpoints that answer success with a stream the caller does not read here
- * (an approval decision streams the run's continuation, which the chat follows separately); the
- * body is cancelled and the result is undefined. Errors are read as usual.
- */
-export async function apiRequest<TResult = unknown>(
-  path: string,
-  options: { method?: "GET" | "POST" | "PATCH" | "PUT" | "DELETE"; body?: unknown; discardBody?: boolean } = {},
-): Promise<TResult> {
-  const method = options.method ?? "GET";
-  let response: Response;
+/** Sends a request; a connection failure becomes an ApiRequestError, an abort is passed on as it is. */
+async function send(path: string, init: RequestInit): Promise<Response> {
   try {
-    response = await fetch(path, {
-      method,
-      headers: {
-        accept: "application/json",
-        ...(method === "GET" ? {} : { "content-type": "application/json" }),
-      },
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      credentials: "same-origin",
-      cache: "no-store",
-    });
-  } catch {
+    return await fetch(path, { ...init, credentials: "same-origin", cache: "no-store" });
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
     throw new ApiRequestError(UNREACHABLE, 0, "network");
   }
+}
+
+export async function apiRequest<TResult = unknown>(path: string, options: { method?: "GET" | "POST" | "PATCH" | "PUT" | "DELETE"; body?: unknown } = {}): Promise<TResult> {
+  const method = options.method ?? "GET";
+  const response = await send(path, {
+    method,
+    headers: {
+      accept: "application/json",
+      ...(method === "GET" ? {} : { "content-type": "application/json" }),
+    },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
   if (response.status === 204) return undefined as TResult;
-  if (options.discardBody && response.ok) {
-    await response.body?.cancel().catch(() => {});
-    return undefined as TResult;
-  }
   return readJsonResponse<TResult>(response);
+}
+
+/**
+ * A POST answered with a stream (an approval decision and Resume answer with the run's
+ * continuation): its body once the server has accepted the request, or null when there is nothing
+ * to read (204). A refusal is an ApiRequestError with the server's message, as with apiRequest.
+ */
+export async function apiStream(path: string, options: { body?: unknown; signal?: AbortSignal } = {}): Promise<ReadableStream<Uint8Array> | null> {
+  const response = await send(path, {
+    method: "POST",
+    headers: { accept: "text/event-stream", "content-type": "application/json" },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: options.signal,
+  });
+  if (!response.ok) throw await errorOfResponse(response);
+  return response.status === 204 ? null : response.body;
 }
 
 /** Uploads a file as the request body (POST), answered with JSON like apiRequest. */
 export async function apiUpload<TResult = unknown>(path: string, file: Blob): Promise<TResult> {
-  let response: Response;
-  try {
-    response = await fetch(path, {
-      method: "POST",
-      headers: { accept: "application/json", "content-type": file.type || "application/octet-stream" },
-      body: file,
-      credentials: "same-origin",
-      cache: "no-store",
-    });
-  } catch {
-    throw new ApiRequestError(UNREACHABLE, 0, "network");
-  }
+  const response = await send(path, { method: "POST", headers: { accept: "application/json", "content-type": file.type || "application/octet-stream" }, body: file });
   return readJsonResponse<TResult>(response);
 }
 
 /** The JSON body of an answer, or an ApiRequestError carrying the server's message. */
 async function readJsonResponse<TResult>(response: Response): Promise<TResult> {
-  let body: unknown;
+  if (!response.ok) throw await errorOfResponse(response);
   try {
-    body = await response.json();
+    return (await response.json()) as TResult;
   } catch {
-    body = undefined;
+    return undefined as TResult;
   }
-  if (!response.ok) {
-    const { code, message } = errorFromBody(body);
-    if (response.status === 401) throw new ApiRequestError(SESSION_ENDED, 401, code ?? "unauthorized");
-    throw new ApiRequestError(message ?? UNEXPECTED, response.status, code ?? "unknown");
-  }
-  return body as TResult;
+}
+
+/** A refusal as an ApiRequestError: the API's own message, or a plain sentence. */
+async function errorOfResponse(response: Response): Promise<ApiRequestError> {
+  const { code, message } = errorFromBody(await response.json().catch(() => undefined));
+  if (response.status === 401) return new ApiRequestError(SESSION_ENDED, 401, code ?? "unauthorized");
+  return new ApiRequestError(message ?? UNEXPECTED, response.status, code ?? "unknown");
 }
 
 export function errorMessage(error: unknown): string {

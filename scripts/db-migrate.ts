@@ -4,12 +4,22 @@
  */
 import path from "node:path";
 import nextEnv from "@next/env";
+import { ConfigError } from "../lib/config/config-error";
+import { environment, resetEnvironment } from "../lib/config/environment";
 import { migrateDatabase } from "../lib/db/migrate";
 
 // DATABASE_URL may live in .env, as for the app itself.
 nextEnv.loadEnvConfig(path.resolve(import.meta.dirname, ".."), false, { info: () => {}, error: console.error });
+resetEnvironment();
 
-const url = process.env.DATABASE_URL;
+let url: string | undefined;
+try {
+  url = environment().DATABASE_URL;
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`xclaw: ${error.message}\n`);
+  process.exit(1);
+}
 if (!url) {
   process.stderr.write("xclaw: DATABASE_URL is not set. The embedded database migrates itself on `npm run dev`; db:migrate is for PostgreSQL.\n");
   process.exit(1);

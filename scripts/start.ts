@@ -2,26 +2,26 @@
  * `npm run dev` / `npm start`: validates the configuration, prepares cgroup v2 delegation for the
  * sandbox when the app's cgroup is delegated to it, starts the embedded database when no
  * DATABASE_URL is set (PGlite + pgvector under the data directory, served on a loopback port behind
- * a generated password, migrated), makes sure an auth secret exists, says which sandbox limits
+ * a generated password, migrated), makes sure an auth secret exists (`npm start` refuses a
+ * missing, short or example NEXTAUTH_SECRET; `npm run dev` generates one), says which sandbox limits
  * hold on this host, starts the browser worker (browser.worker: embedded, unless
  * BROWSER_WORKER_URL points at one), then runs Next.js with that environment. Ctrl-C stops
  * everything cleanly.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { ConfigError, getBehaviourConfig } from "../lib/config/behaviour";
-import { appPort, dataDirectory } from "../lib/config/environment";
+import { ConfigError, configPath, getBehaviourConfig } from "../lib/config/behaviour";
+import { appPort, checkEnvironment, dataDirectory, environment, resetEnvironment } from "../lib/config/environment";
 import { startEmbeddedDatabase, type TEmbeddedDatabase } from "../lib/db/embedded";
-import { migrateDatabase, readMigrations } from "../lib/db/migrate";
+import { DatabaseAheadError, migrateDatabase } from "../lib/db/migrate";
 import { providerStatus } from "../lib/providers/registry";
 import { prepareCgroupDelegation } from "../lib/sandbox/cgroups";
 import { createSandboxRuntime } from "../lib/sandbox/runtime";
 import { spawnBrowserWorker, type TWorkerProcess } from "../workers/browser/spawn-worker";
 import { spawnPluginHost, type THostProcess } from "../workers/plugins/spawn-host";
-import pg from "pg";
 import nextEnv from "@next/env";
 
 const mode = process.argv[2] === "start" ? "start" : "dev";
@@ -29,14 +29,31 @@ const root = path.resolve(import.meta.dirname, "..");
 // The same .env files Next.js reads (.env, .env.local, .env.production …), loaded here too: the
 // launcher decides between DATABASE_URL and the embedded database before Next.js starts.
 nextEnv.loadEnvConfig(root, mode === "dev", { info: () => {}, error: console.error });
+// Whatever read the environment before the .env files were loaded reads it again.
+resetEnvironment();
 
 function fail(message: string): never {
   process.stderr.write(`\nxclaw: ${message}\n\n`);
   process.exit(1);
 }
 
-async function ensureAuthSecret(directory: string): Promise<string> {
-  if (process.env.NEXTAUTH_SECRET) return process.env.NEXTAUTH_SECRET;
+/**
+ * `npm start` used to generate a secret too: an install that relied on it keeps its sessions and
+ * sealed secrets only with that same value, so a production start without one points at it.
+ */
+function earlierSecretHint(): string {
+  try {
+    const file = path.join(dataDirectory(), "auth-secret");
+    if (mode !== "start" || environment().NEXTAUTH_SECRET || !existsSync(file)) return "";
+    return `\nAn earlier start generated ${file}: set NEXTAUTH_SECRET to its contents to keep people signed in and stored secrets readable.`;
+  } catch {
+    return "";
+  }
+}
+
+/** `npm run dev` only: NEXTAUTH_SECRET, else the one generated in the data directory on the first start. */
+async function ensureAuthSecret(configured: string | undefined, directory: string): Promise<string> {
+  if (configured) return configured;
   const file = path.join(directory, "auth-secret");
   const existing = await readFile(file, "utf8").catch(() => "");
   if (existing.trim()) return existing.trim();
@@ -44,23 +61,6 @@ async function ensureAuthSecret(directory: string): Promise<string> {
   await writeFile(file, secret + "\n", { mode: 0o600 });
   await chmod(file, 0o600);
   return secret;
-}
-
-async function pendingMigrations(url: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const migrations = await readMigrations(path.join(root, "prisma", "migrations"));
-    const table = await client.query(`SELECT to_regclass('_prisma_migrations') AS name`);
-    if (!table.rows[0]?.name) return migrations.map((migration) => migration.name);
-    const { rows } = await client.query<{ migration_name: string }>(
-      `SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
-    );
-    const applied = new Set(rows.map((row) => row.migration_name));
-    return migrations.filter((migration) => !applied.has(migration.name)).map((migration) => migration.name);
-  } finally {
-    await client.end();
-  }
 }
 
 /** Which model providers and models chats will use, in chain order, or plainly that there are none. */
@@ -88,12 +88,41 @@ function reportSandbox(config: ReturnType<typeof getBehaviourConfig>): void {
   process.stdout.write(lines.join("\n") + "\n");
 }
 
+/**
+ * The Next.js server to run. A production build makes Next.js's standalone server
+ * (.next/standalone/server.js, what the image runs too); it changes its working directory to its
+ * own folder, so it is given absolute paths to everything it reads (xclaw.yaml, plugins/, skills/,
+ * the data directory) and its address in PORT / HOSTNAME. Development, and a build made without the
+ * standalone output, use the `next` command.
+ */
+function serverCommand(env: NodeJS.ProcessEnv, options: { port: number; data: string }): string[] {
+  const variables = environment();
+  const standalone = path.join(root, ".next", "standalone", "server.js");
+  if (mode === "start" && existsSync(standalone)) {
+    env.PORT = String(options.port);
+    env.HOSTNAME = variables.HOST ?? "0.0.0.0";
+    env.XCLAW_DATA_DIR = options.data;
+    env.XCLAW_CONFIG = configPath();
+    env.XCLAW_BUNDLED_PLUGINS ??= path.join(root, "plugins");
+    env.XCLAW_BUNDLED_SKILLS ??= path.join(root, "skills");
+    // npm gives its scripts the package's version; the server started directly needs it passed on.
+    env.XCLAW_VERSION ??= variables.XCLAW_VERSION ?? (JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
+    return [standalone];
+  }
+  const args = [path.join(root, "node_modules", "next", "dist", "bin", "next"), mode, "--port", String(options.port)];
+  if (variables.HOST) args.push("--hostname", variables.HOST);
+  return args;
+}
+
 async function main() {
   let config;
+  let variables;
   try {
+    // A production start refuses a missing, short or example auth secret (it would not generate one).
+    variables = checkEnvironment({ production: mode === "start" });
     config = getBehaviourConfig();
   } catch (error) {
-    if (error instanceof ConfigError) fail(error.message);
+    if (error instanceof ConfigError) fail(error.message + earlierSecretHint());
     throw error;
   }
   // First, before this process starts any other: on cgroup v2 a group must hold no processes to
@@ -105,35 +134,44 @@ async function main() {
   const data = dataDirectory();
   await mkdir(data, { recursive: true });
 
+  // The environment of the processes started from here: this one's, plus what the launcher decides.
   const env: NodeJS.ProcessEnv = { ...process.env };
-  env.LOG_LEVEL ??= config.logging.level;
+  if (!variables.LOG_LEVEL) env.LOG_LEVEL = config.logging.level;
   // Telemetry would try to reach the internet on every start; self-hosters opt in explicitly.
-  env.NEXT_TELEMETRY_DISABLED ??= "1";
-  env.NEXTAUTH_SECRET = await ensureAuthSecret(data);
-  env.NEXTAUTH_URL ??= `http://localhost:${port}`;
+  if (!variables.NEXT_TELEMETRY_DISABLED) env.NEXT_TELEMETRY_DISABLED = "1";
+  if (mode === "dev") env.NEXTAUTH_SECRET = await ensureAuthSecret(variables.NEXTAUTH_SECRET, data);
+  if (!variables.NEXTAUTH_URL) env.NEXTAUTH_URL = `http://localhost:${port}`;
 
   let embedded: TEmbeddedDatabase | undefined;
-  if (!env.DATABASE_URL) {
+  if (!variables.DATABASE_URL) {
     const started = performance.now();
     try {
-      embedded = await startEmbeddedDatabase({ dataDirectory: path.join(data, "pglite"), port: Number(env.XCLAW_EMBEDDED_DB_PORT || 0) });
+      embedded = await startEmbeddedDatabase({ dataDirectory: path.join(data, "pglite"), port: variables.XCLAW_EMBEDDED_DB_PORT });
     } catch (error) {
       fail(`could not start the embedded database: ${(error as Error).message}`);
     }
-    const result = await migrateDatabase(embedded.url, { directory: path.join(root, "prisma", "migrations") });
+    let result;
+    try {
+      result = await migrateDatabase(embedded.url, { directory: path.join(root, "prisma", "migrations") });
+    } catch (error) {
+      await embedded.stop();
+      fail(error instanceof DatabaseAheadError ? error.message : `could not migrate the embedded database: ${(error as Error).message}`);
+    }
     env.DATABASE_URL = embedded.url;
     env.XCLAW_EMBEDDED_DATABASE_URL = embedded.url;
     const seconds = ((performance.now() - started) / 1000).toFixed(2);
     const applied = result.applied.length ? `, applied ${result.applied.length} migration(s)` : "";
     process.stdout.write(`xclaw: embedded database (PGlite + pgvector) in ${embedded.dataDirectory} ready in ${seconds} s${applied}\n`);
   } else {
-    let pending: string[];
+    // Pending migrations are applied at every start, under PostgreSQL's advisory lock (several
+    // replicas starting together migrate once); a database migrated by a newer version refuses.
     try {
-      pending = await pendingMigrations(env.DATABASE_URL);
+      const result = await migrateDatabase(variables.DATABASE_URL, { directory: path.join(root, "prisma", "migrations") });
+      if (result.applied.length) process.stdout.write(`xclaw: applied ${result.applied.length} migration(s): ${result.applied.join(", ")}\n`);
     } catch (error) {
-      fail(`cannot reach DATABASE_URL: ${(error as Error).message}`);
+      if (error instanceof DatabaseAheadError) fail(error.message);
+      fail(`cannot migrate DATABASE_URL: ${(error as Error).message}`);
     }
-    if (pending.length) fail(`the database has ${pending.length} pending migration(s) (${pending.join(", ")}). Run \`npm run db:migrate\` first.`);
   }
 
   reportProviders(config);
@@ -145,8 +183,8 @@ async function main() {
   }
 
   let browserWorker: TWorkerProcess | undefined;
-  if (config.browser.worker === "embedded" && !env.BROWSER_WORKER_URL) {
-    const secret = env.BROWSER_WORKER_SECRET || randomBytes(32).toString("base64url");
+  if (config.browser.worker === "embedded" && !variables.BROWSER_WORKER_URL) {
+    const secret = variables.BROWSER_WORKER_SECRET || randomBytes(32).toString("base64url");
     const started = await spawnBrowserWorker({ root, env, secret, port: config.browser.port });
     if ("error" in started) {
       process.stdout.write(`xclaw: browser tools are off: ${started.error}\n`);
@@ -159,8 +197,8 @@ async function main() {
   }
 
   let pluginHost: THostProcess | undefined;
-  if (config.plugins.host === "embedded" && !env.PLUGIN_HOST_URL) {
-    const secret = env.PLUGIN_HOST_SECRET || randomBytes(32).toString("base64url");
+  if (config.plugins.host === "embedded" && !variables.PLUGIN_HOST_URL) {
+    const secret = variables.PLUGIN_HOST_SECRET || randomBytes(32).toString("base64url");
     const started = await spawnPluginHost({ root, env, secret, port: config.plugins.port });
     if ("error" in started) {
       process.stdout.write(`xclaw: plugins are off: ${started.error}\n`);
@@ -172,18 +210,23 @@ async function main() {
     }
   }
 
-  const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
-  const args = [nextBin, mode, "--port", String(port)];
-  if (env.HOST) args.push("--hostname", env.HOST);
+  const args = serverCommand(env, { port, data });
   // XCLAW_NEXT_NODE_ARGS: extra Node.js flags for the server process (profiling: --cpu-prof …).
-  const nodeArgs = env.XCLAW_NEXT_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: root, env, stdio: "inherit" });
+  // In production the server drains on SIGTERM itself (lib/app/shutdown.ts) instead of Next.js
+  // closing and exiting at once.
+  if (mode === "start") env.NEXT_MANUAL_SIG_HANDLE = "1";
+  const child = spawn(process.execPath, [...variables.XCLAW_NEXT_NODE_ARGS, ...args], { cwd: root, env, stdio: "inherit" });
 
+  // A signal is passed on once (the server counts a repeat within two seconds as the same one),
+  // the workers stop only after the server has finished its runs, and a server that does not
+  // exit within the drain time plus a margin is killed.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     child.kill(signal);
+    const margin = mode === "start" ? (config.shutdown.drainSeconds + 10) * 1000 : 15_000;
+    setTimeout(() => child.kill("SIGKILL"), margin).unref();
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));

@@ -1,13 +1,14 @@
 "use client";
 
-import { useState, type FormEvent } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
+import { useState } from "react";
+import { apiRequest } from "@/components/api-request";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
-import { Alert } from "@/components/ui/alert";
+import { useAction } from "@/components/forms/use-action";
+import { FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/text-field";
 import { AccountLinkNotice } from "./account-link-notice";
-import type { TAdminUser } from "./users-table";
+import type { TAdminUser } from "@/lib/wire/users";
 
 type TCreated = { user: { id: string; email: string; name: string | null; role: "user" | "admin" }; link: { path: string; expiresAt: string } };
 
@@ -17,28 +18,18 @@ export function AddUserForm({ onAdded }: { onAdded: (user: TAdminUser) => void }
   const [email, setEmail] = useState("");
   const [name, setName] = useState("");
   const [admin, setAdmin] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string>();
   const [created, setCreated] = useState<TCreated>();
+  const { busy, feedback, submit } = useAction();
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setPending(true);
-    setError(undefined);
+  const onSubmit = submit("add", async () => {
     setCreated(undefined);
-    try {
-      const result = await apiRequest<TCreated>("/api/admin/users", { method: "POST", body: { email, ...(name.trim() ? { name } : {}), role: admin ? "admin" : "user" } });
-      setCreated(result);
-      onAdded({ ...result.user, status: "active", createdAt: new Date().toISOString(), lastSignInAt: null, invited: true });
-      setEmail("");
-      setName("");
-      setAdmin(false);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setPending(false);
-    }
-  }
+    const result = await apiRequest<TCreated>("/api/admin/users", { method: "POST", body: { email, ...(name.trim() ? { name } : {}), role: admin ? "admin" : "user" } });
+    setCreated(result);
+    onAdded({ ...result.user, status: "active", createdAt: new Date().toISOString(), lastSignInAt: null, invited: true });
+    setEmail("");
+    setName("");
+    setAdmin(false);
+  });
 
   return (
     <div className="space-y-4">
@@ -50,12 +41,12 @@ export function AddUserForm({ onAdded }: { onAdded: (user: TAdminUser) => void }
           Make them an admin
         </label>
         <div className="sm:col-span-2">
-          <Button type="submit" pending={pending} disabled={!email.trim()}>
+          <Button type="submit" pending={busy} disabled={!email.trim()}>
             Add person
           </Button>
         </div>
       </form>
-      {error ? <Alert tone="error">{error}</Alert> : null}
+      <FeedbackAlert feedback={feedback} />
       {created ? <AccountLinkNotice kind="invite" email={created.user.email} path={created.link.path} expiresAt={created.link.expiresAt} /> : null}
     </div>
   );

@@ -1,8 +1,8 @@
 "use client";
 
-import { useState } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
-import { Alert } from "@/components/ui/alert";
+import { apiRequest } from "@/components/api-request";
+import { useAction } from "@/components/forms/use-action";
+import { FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { DateTime } from "@/components/ui/date-time";
 import type { TJobDefinitionView, TJobRunSummary } from "@/lib/jobs/admin-runs";
@@ -12,29 +12,18 @@ export const JOB_RUNS_CHANGED = "xclaw:job-runs-changed";
 
 /** The catalog: every job, what starts it, and "Run now" for cron jobs. */
 export function JobsCatalog({ jobs, canRunNow }: { jobs: TJobDefinitionView[]; canRunNow: boolean }) {
-  const [pendingId, setPendingId] = useState<string>();
-  const [error, setError] = useState<string>();
-  const [notice, setNotice] = useState<string>();
+  const { pending, feedback, run } = useAction();
 
-  async function runNow(job: TJobDefinitionView) {
-    setPendingId(job.id);
-    setError(undefined);
-    setNotice(undefined);
-    try {
+  const runNow = (job: TJobDefinitionView) =>
+    run(job.id, async () => {
       await apiRequest<{ run: TJobRunSummary }>("/api/admin/jobs/runs", { method: "POST", body: { jobId: job.id } });
-      setNotice(`${job.id} is queued; it shows up under Runs.`);
       window.dispatchEvent(new Event(JOB_RUNS_CHANGED));
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setPendingId(undefined);
-    }
-  }
+      return `${job.id} is queued; it shows up under Runs.`;
+    });
 
   return (
     <div className="space-y-3">
-      {notice ? <Alert tone="success">{notice}</Alert> : null}
-      {error ? <Alert tone="error">{error}</Alert> : null}
+      <FeedbackAlert feedback={feedback} />
       <ul className="divide-y divide-neutral-200 text-sm dark:divide-neutral-800">
         {jobs.map((job) => (
           <li key={job.id} className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center sm:justify-between sm:gap-4">
@@ -52,7 +41,7 @@ export function JobsCatalog({ jobs, canRunNow }: { jobs: TJobDefinitionView[]; c
               ) : null}
             </div>
             {canRunNow && job.nextRunAt ? (
-              <Button variant="secondary" size="sm" disabled={pendingId === job.id} aria-label={`Run ${job.id} now`} onClick={() => void runNow(job)}>
+              <Button variant="secondary" size="sm" disabled={pending === job.id} aria-label={`Run ${job.id} now`} onClick={() => void runNow(job)}>
                 Run now
               </Button>
             ) : null}

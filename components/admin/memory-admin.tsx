@@ -1,8 +1,9 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
-import { Alert } from "@/components/ui/alert";
+import { apiRequest } from "@/components/api-request";
+import { useAction } from "@/components/forms/use-action";
+import { Alert, FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { DateTime } from "@/components/ui/date-time";
 import type { TEmbeddingAdminStatus } from "@/lib/wire/memory";
@@ -29,30 +30,22 @@ function Coverage({ label, coverage }: { label: string; coverage: TEmbeddingAdmi
 
 export function MemoryAdmin({ initialStatus }: { initialStatus: TEmbeddingAdminStatus }) {
   const [status, setStatus] = useState(initialStatus);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, feedback, run, fail } = useAction();
   const running = status.lastRun && ["queued", "running", "sleeping"].includes(status.lastRun.status);
 
   useEffect(() => {
     if (!running) return;
     const timer = setInterval(() => {
-      apiRequest<TEmbeddingAdminStatus>("/api/admin/memory").then(setStatus, (failure: unknown) => setError(errorMessage(failure)));
+      apiRequest<TEmbeddingAdminStatus>("/api/admin/memory").then(setStatus, fail);
     }, 1_500);
     return () => clearInterval(timer);
-  }, [running]);
+  }, [running, fail]);
 
-  async function reembed() {
-    setPending(true);
-    setError(undefined);
-    try {
+  const reembed = () =>
+    run("reembed", async () => {
       await apiRequest("/api/admin/memory/reembed", { method: "POST" });
       setStatus(await apiRequest<TEmbeddingAdminStatus>("/api/admin/memory"));
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setPending(false);
-    }
-  }
+    });
 
   const stale = status.memories.total - status.memories.current + status.chunks.total - status.chunks.current;
   return (
@@ -74,8 +67,8 @@ export function MemoryAdmin({ initialStatus }: { initialStatus: TEmbeddingAdminS
           {status.lastRun.error ? ` — ${status.lastRun.error}` : ""}
         </p>
       ) : null}
-      {error ? <Alert>{error}</Alert> : null}
-      <Button onClick={reembed} pending={pending || Boolean(running)} disabled={!status.configured || (!stale && !running)}>
+      <FeedbackAlert feedback={feedback} />
+      <Button onClick={reembed} pending={busy || Boolean(running)} disabled={!status.configured || (!stale && !running)}>
         {running ? "Re-embedding…" : `Re-embed ${stale} rows`}
       </Button>
     </div>

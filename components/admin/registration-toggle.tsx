@@ -1,34 +1,24 @@
 "use client";
 
 import { useId, useState } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
-import { Alert } from "@/components/ui/alert";
+import { apiRequest } from "@/components/api-request";
+import { useAction } from "@/components/forms/use-action";
+import { FeedbackAlert } from "@/components/ui/alert";
 
 export function RegistrationToggle({ initialOpen }: { initialOpen: boolean }) {
   const [open, setOpen] = useState(initialOpen);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string>();
-  const [saved, setSaved] = useState<string>();
+  const { busy, feedback, run } = useAction();
   const id = useId();
 
   async function onChange(next: boolean) {
-    setPending(true);
-    setError(undefined);
-    setSaved(undefined);
+    // Shown at once; put back if the server refuses.
     setOpen(next);
-    try {
-      const result = await apiRequest<{ registrationOpen: boolean }>("/api/admin/settings", {
-        method: "PATCH",
-        body: { registrationOpen: next },
-      });
+    const saved = await run("save", async () => {
+      const result = await apiRequest<{ registrationOpen: boolean }>("/api/admin/settings", { method: "PATCH", body: { registrationOpen: next } });
       setOpen(result.registrationOpen);
-      setSaved(result.registrationOpen ? "Anyone can now create an account." : "Sign-up is closed. Only admins can let people in.");
-    } catch (caught) {
-      setOpen(!next);
-      setError(errorMessage(caught));
-    } finally {
-      setPending(false);
-    }
+      return result.registrationOpen ? "Anyone can now create an account." : "Sign-up is closed. Only admins can let people in.";
+    });
+    if (!saved) setOpen(!next);
   }
 
   return (
@@ -41,7 +31,7 @@ export function RegistrationToggle({ initialOpen }: { initialOpen: boolean }) {
           role="switch"
           aria-describedby={`${id}-hint`}
           checked={open}
-          disabled={pending}
+          disabled={busy}
           onChange={(event) => onChange(event.target.checked)}
           className={[
             "relative mt-0.5 h-6 w-11 shrink-0 cursor-pointer appearance-none rounded-full transition-colors",
@@ -61,8 +51,7 @@ export function RegistrationToggle({ initialOpen }: { initialOpen: boolean }) {
           </p>
         </div>
       </div>
-      {error ? <Alert tone="error">{error}</Alert> : null}
-      {saved ? <Alert tone="success">{saved}</Alert> : null}
+      <FeedbackAlert feedback={feedback} />
     </div>
   );
 }

@@ -1,8 +1,10 @@
 "use client";
 
 import { useId, useState, type FormEvent } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
-import { Alert } from "@/components/ui/alert";
+import { apiRequest } from "@/components/api-request";
+import { useAction } from "@/components/forms/use-action";
+import { useConfirmation } from "@/components/forms/use-confirmation";
+import { Alert, FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { inputClassName, TextField } from "@/components/ui/text-field";
@@ -54,64 +56,44 @@ export function AgentProfiles({ mode, initialProfiles, defaults }: { mode: TMode
   const [profiles, setProfiles] = useState(initialProfiles);
   const [editing, setEditing] = useState<TAgentProfileView | "new" | undefined>(initialProfiles.length ? undefined : "new");
   const [draft, setDraft] = useState<TDraft>(EMPTY);
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<string>();
-  const [notice, setNotice] = useState<string>();
-  const [deleting, setDeleting] = useState<TAgentProfileView>();
-  const [deletePending, setDeletePending] = useState(false);
+  const { busy: saving, feedback, error, run, announce, clear } = useAction();
+  const deletion = useConfirmation<TAgentProfileView>();
   const formId = useId();
 
   function startEdit(profile: TAgentProfileView | "new") {
     setEditing(profile);
     setDraft(profile === "new" ? EMPTY : draftOf(profile));
-    setError(undefined);
-    setNotice(undefined);
+    clear();
   }
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (!editing) return;
-    setSaving(true);
-    setError(undefined);
-    try {
-      const creating = editing === "new";
+    const creating = editing === "new";
+    void run("save", async () => {
       const { agent } = await apiRequest<{ agent: TAgentProfileView }>(creating ? BASE[mode] : `${BASE[mode]}/${encodeURIComponent(editing.id)}`, {
         method: creating ? "POST" : "PATCH",
         body: bodyOf(draft, creating),
       });
       setProfiles((rows) => [...rows.filter((row) => row.id !== agent.id), agent].sort((a, b) => a.name.localeCompare(b.name)));
-      setNotice(creating ? `Agent ${agent.name} created.` : `Agent ${agent.name} saved.`);
       setEditing(undefined);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setSaving(false);
-    }
-  }
+      return creating ? `Agent ${agent.name} created.` : `Agent ${agent.name} saved.`;
+    });
+  };
 
-  async function onDelete() {
-    if (!deleting) return;
-    setDeletePending(true);
-    try {
-      await apiRequest(`${BASE[mode]}/${encodeURIComponent(deleting.id)}`, { method: "DELETE" });
-      setProfiles((rows) => rows.filter((row) => row.id !== deleting.id));
-      setNotice(`Agent ${deleting.name} deleted. Workers already running keep their instructions.`);
-      if (editing !== "new" && editing?.id === deleting.id) setEditing(undefined);
-      setDeleting(undefined);
-    } catch (caught) {
-      setError(errorMessage(caught));
-      setDeleting(undefined);
-    } finally {
-      setDeletePending(false);
-    }
-  }
+  const onDelete = deletion.confirm(async (profile) => {
+    await apiRequest(`${BASE[mode]}/${encodeURIComponent(profile.id)}`, { method: "DELETE" });
+    setProfiles((rows) => rows.filter((row) => row.id !== profile.id));
+    announce(`Agent ${profile.name} deleted. Workers already running keep their instructions.`);
+    if (editing !== "new" && editing?.id === profile.id) setEditing(undefined);
+  });
 
   const set = (key: keyof TDraft) => (event: { target: { value: string } }) => setDraft((current) => ({ ...current, [key]: event.target.value }));
 
   return (
     <div className="space-y-5">
-      {notice ? <Alert tone="success">{notice}</Alert> : null}
-      {error && !editing ? <Alert tone="error">{error}</Alert> : null}
+      {/* While the form is open, its error is said in the form. */}
+      {feedback && !(editing && feedback.tone === "error") ? <FeedbackAlert feedback={feedback} /> : null}
       {profiles.length ? (
         <ul aria-label={mode === "mine" ? "Your agents" : "Global agents"} className="divide-y divide-neutral-200 rounded-lg border border-neutral-200 dark:divide-neutral-800 dark:border-neutral-800">
           {profiles.map((profile) => (
@@ -131,7 +113,7 @@ export function AgentProfiles({ mode, initialProfiles, defaults }: { mode: TMode
                 <Button variant="secondary" size="sm" aria-label={`Edit ${profile.name}`} onClick={() => startEdit(profile)}>
                   Edit
                 </Button>
-                <Button variant="danger" size="sm" aria-label={`Delete ${profile.name}`} onClick={() => setDeleting(profile)}>
+                <Button variant="danger" size="sm" aria-label={`Delete ${profile.name}`} onClick={() => deletion.ask(profile)}>
                   Delete
                 </Button>
               </div>
@@ -199,17 +181,7 @@ export function AgentProfiles({ mode, initialProfiles, defaults }: { mode: TMode
         </Button>
       )}
 
-      <ConfirmDialog
-        open={deleting !== undefined}
-        title={`Delete ${deleting?.name ?? ""}?`}
-        confirmLabel="Delete"
-        destructive
-        pending={deletePending}
-        onConfirm={() => void onDelete()}
-        onCancel={() => {
-          if (!deletePending) setDeleting(undefined);
-        }}
-      >
+      <ConfirmDialog {...deletion.dialog} title={`Delete ${deletion.subject?.name ?? ""}?`} confirmLabel="Delete" destructive onConfirm={onDelete}>
         Chats can no longer delegate to it. Workers already running keep their instructions.
       </ConfirmDialog>
     </div>

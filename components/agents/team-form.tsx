@@ -1,10 +1,11 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useId, useState, type FormEvent } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
+import { useId, useState } from "react";
+import { apiRequest } from "@/components/api-request";
 import { useSessionList } from "@/components/app-shell/session-list-context";
-import { Alert } from "@/components/ui/alert";
+import { ShownError, useAction } from "@/components/forms/use-action";
+import { FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { inputClassName, TextField } from "@/components/ui/text-field";
 import type { TAgentSummary } from "@/lib/wire/agents";
@@ -41,28 +42,23 @@ export function TeamForm({ agents }: { agents: TAgentSummary[] }) {
   const [title, setTitle] = useState("");
   const [rules, setRules] = useState("");
   const [modelRouter, setModelRouter] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, feedback, submit } = useAction();
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setError(undefined);
-    const parsed = parseRules(rules, members);
-    if (parsed.problem) return setError(parsed.problem);
-    if (!members.length) return setError("Pick at least one member.");
-    setPending(true);
-    try {
+  const onSubmit = submit(
+    "start",
+    async () => {
+      const parsed = parseRules(rules, members);
+      if (parsed.problem) throw new ShownError(parsed.problem);
+      if (!members.length) throw new ShownError("Pick at least one member.");
       const { session } = await apiRequest<{ session: { id: string } }>("/api/teams", {
         method: "POST",
         body: { members, rules: parsed.rules, modelRouter, ...(title.trim() ? { title: title.trim() } : {}) },
       });
       void refresh();
       router.push(`/chat/${session.id}`);
-    } catch (caught) {
-      setError(errorMessage(caught));
-      setPending(false);
-    }
-  }
+    },
+    { leaving: true },
+  );
 
   return (
     <form onSubmit={onSubmit} className="space-y-4" noValidate aria-label="New team chat">
@@ -107,8 +103,8 @@ export function TeamForm({ agents }: { agents: TAgentSummary[] }) {
         <input type="checkbox" checked={modelRouter} onChange={(event) => setModelRouter(event.target.checked)} className="size-4" />
         When no keyword matches, let the model pick a member (one extra short model call)
       </label>
-      {error ? <Alert tone="error">{error}</Alert> : null}
-      <Button type="submit" pending={pending}>
+      <FeedbackAlert feedback={feedback} />
+      <Button type="submit" pending={busy}>
         Start team chat
       </Button>
     </form>

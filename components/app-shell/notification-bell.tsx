@@ -3,6 +3,8 @@
 import Link from "next/link";
 import { useEffect, useId, useRef, useState, useSyncExternalStore } from "react";
 import { DateTime } from "@/components/ui/date-time";
+import { BellIcon } from "@/components/ui/icons";
+import { useDismiss } from "@/components/ui/use-dismiss";
 import type { TNotificationLevel, TNotificationView } from "@/lib/wire/chronos";
 import { getServerSnapshot, getSnapshot, markRead, refresh, subscribe } from "./notifications-store";
 
@@ -25,25 +27,17 @@ export function NotificationBell({ placement }: { placement: "sidebar" | "topbar
   const panel = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    if (!open) return;
-    void refresh();
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key === "Escape") {
-        setOpen(false);
-        button.current?.focus();
-      }
-    };
-    const onPointerDown = (event: PointerEvent) => {
-      const target = event.target as Node;
-      if (!panel.current?.contains(target) && !button.current?.contains(target)) setOpen(false);
-    };
-    window.addEventListener("keydown", onKeyDown);
-    window.addEventListener("pointerdown", onPointerDown);
-    return () => {
-      window.removeEventListener("keydown", onKeyDown);
-      window.removeEventListener("pointerdown", onPointerDown);
-    };
+    if (open) void refresh();
   }, [open]);
+  useDismiss({
+    open,
+    inside: [panel, button],
+    onOutside: () => setOpen(false),
+    onEscape: () => {
+      setOpen(false);
+      button.current?.focus();
+    },
+  });
 
   const label = unread ? `Notifications, ${unread} unread` : "Notifications";
   const panelPosition =
@@ -62,7 +56,7 @@ export function NotificationBell({ placement }: { placement: "sidebar" | "topbar
         onClick={() => setOpen((value) => !value)}
         className="relative grid size-9 place-items-center rounded-lg text-neutral-600 hover:bg-neutral-200/60 hover:text-neutral-900 focus-visible:outline-2 focus-visible:outline-blue-600 dark:text-neutral-300 dark:hover:bg-neutral-800 dark:hover:text-white"
       >
-        <BellIcon />
+        <BellIcon size="lg" />
         {unread ? (
           <span
             aria-hidden="true"
@@ -155,14 +149,5 @@ function NotificationItem({ item, onOpen }: { item: TNotificationView; onOpen: (
         </div>
       </div>
     </li>
-  );
-}
-
-function BellIcon() {
-  return (
-    <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
-      <path d="M6 8a6 6 0 1 1 12 0c0 7 3 9 3 9H3s3-2 3-9" />
-      <path d="M10.3 21a1.94 1.94 0 0 0 3.4 0" />
-    </svg>
   );
 }

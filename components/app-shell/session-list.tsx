@@ -3,10 +3,14 @@
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useId, useMemo, useRef, useState, useSyncExternalStore, type FormEvent, type KeyboardEvent } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
+import { apiRequest } from "@/components/api-request";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
-import { Alert } from "@/components/ui/alert";
+import { useAction } from "@/components/forms/use-action";
+import { useConfirmation } from "@/components/forms/use-confirmation";
+import { FeedbackAlert } from "@/components/ui/alert";
+import { IconButton } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { EditIcon, TrashIcon } from "@/components/ui/icons";
 import { filterSessions, groupSessions } from "./session-groups";
 import { useSessionList, type TSessionListItem } from "./session-list-context";
 
@@ -36,10 +40,8 @@ export function SessionList({ headingId, onNavigate }: { headingId: string; onNa
   const { sessions, update, refresh } = useSessionList();
   const [search, setSearch] = useState("");
   const [editingId, setEditingId] = useState<string>();
-  const [error, setError] = useState<string>();
-  const [deleting, setDeleting] = useState<TSessionListItem>();
-  const [deletePending, setDeletePending] = useState(false);
-  const [deleteError, setDeleteError] = useState<string>();
+  const renaming = useAction();
+  const deletion = useConfirmation<TSessionListItem>();
   const pendingFocus = useRef<string | undefined>(undefined);
   const links = useRef(new Map<string, HTMLAnchorElement>());
   // Grouping uses the reader's calendar: on the server (no time zone known) everything is listed
@@ -68,32 +70,18 @@ export function SessionList({ headingId, onNavigate }: { headingId: string; onNa
     pendingFocus.current = item.id;
     const trimmed = title.trim();
     if (!trimmed || trimmed === item.title) return;
-    setError(undefined);
     update((list) => list.map((row) => (row.id === item.id ? { ...row, title: trimmed } : row)));
-    try {
+    await renaming.run(item.id, async () => {
       await apiRequest(`/api/sessions/${encodeURIComponent(item.id)}`, { method: "PATCH", body: { title: trimmed } });
-    } catch (caught) {
-      setError(errorMessage(caught));
-    }
+    });
     await refresh();
   }
 
-  async function confirmDelete() {
-    if (!deleting) return;
-    setDeletePending(true);
-    setDeleteError(undefined);
-    try {
-      await apiRequest(`/api/sessions/${encodeURIComponent(deleting.id)}`, { method: "DELETE" });
-      const wasCurrent = deleting.id === currentId;
-      update((list) => list.filter((row) => row.id !== deleting.id));
-      setDeleting(undefined);
-      if (wasCurrent) router.push("/");
-    } catch (caught) {
-      setDeleteError(errorMessage(caught));
-    } finally {
-      setDeletePending(false);
-    }
-  }
+  const confirmDelete = deletion.confirm(async (item) => {
+    await apiRequest(`/api/sessions/${encodeURIComponent(item.id)}`, { method: "DELETE" });
+    update((list) => list.filter((row) => row.id !== item.id));
+    if (item.id === currentId) router.push("/");
+  });
 
   function onLinkKeyDown(event: KeyboardEvent<HTMLAnchorElement>, item: TSessionListItem) {
     if (event.key === "F2") {
@@ -101,8 +89,7 @@ export function SessionList({ headingId, onNavigate }: { headingId: string; onNa
       setEditingId(item.id);
     } else if (event.key === "Delete") {
       event.preventDefault();
-      setDeleteError(undefined);
-      setDeleting(item);
+      deletion.ask(item);
     } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       const order = filtered.map((row) => row.id);
@@ -142,11 +129,7 @@ export function SessionList({ headingId, onNavigate }: { headingId: string; onNa
           className="block h-8 w-full rounded-lg border border-neutral-300 bg-white px-2.5 text-base text-neutral-900 placeholder:text-neutral-400 focus-visible:border-blue-600 focus-visible:outline-2 focus-visible:outline-blue-600/30 sm:text-sm dark:border-neutral-700 dark:bg-neutral-950 dark:text-neutral-100"
         />
       </div>
-      {error ? (
-        <Alert tone="error" className="mx-3 mt-2">
-          {error}
-        </Alert>
-      ) : null}
+      <FeedbackAlert feedback={renaming.feedback} className="mx-3 mt-2" />
       <div className="min-h-0 flex-1 overflow-y-auto px-3 pt-2 pb-3">
         {sessions.length === 0 ? (
           <p className="mt-1 px-3 text-sm text-neutral-500 dark:text-neutral-400">No chats yet.</p>
@@ -221,16 +204,10 @@ export function SessionList({ headingId, onNavigate }: { headingId: string; onNa
                             ].join(" ")}
                           >
                             <RowButton label={`Rename ${name}`} onClick={() => setEditingId(item.id)}>
-                              <PencilIcon />
+                              <EditIcon size="sm" />
                             </RowButton>
-                            <RowButton
-                              label={`Delete ${name}`}
-                              onClick={() => {
-                                setDeleteError(undefined);
-                                setDeleting(item);
-                              }}
-                            >
-                              <TrashIcon />
+                            <RowButton label={`Delete ${name}`} onClick={() => deletion.ask(item)}>
+                              <TrashIcon size="sm" />
                             </RowButton>
                           </div>
                         </>
@@ -246,18 +223,7 @@ export function SessionList({ headingId, onNavigate }: { headingId: string; onNa
           F2 renames, Delete deletes, arrow keys move between chats.
         </p>
       </div>
-      <ConfirmDialog
-        open={deleting !== undefined}
-        title={`Delete “${deleting?.title ?? ""}”?`}
-        confirmLabel="Delete"
-        destructive
-        pending={deletePending}
-        error={deleteError}
-        onConfirm={confirmDelete}
-        onCancel={() => {
-          if (!deletePending) setDeleting(undefined);
-        }}
-      >
+      <ConfirmDialog {...deletion.dialog} title={`Delete “${deletion.subject?.title ?? ""}”?`} confirmLabel="Delete" destructive onConfirm={confirmDelete}>
         The chat and its whole history are removed for good.
       </ConfirmDialog>
     </>
@@ -306,33 +272,14 @@ function RenameField({ item, onSave, onCancel }: { item: TSessionListItem; onSav
 
 function RowButton({ label, onClick, children }: { label: string; onClick: () => void; children: React.ReactNode }) {
   return (
-    <button
-      type="button"
+    <IconButton
       // One Tab stop per chat (its link): these are for the mouse and touch; F2 and Delete on the link do the same.
       tabIndex={-1}
-      aria-label={label}
-      title={label}
+      label={label}
       onClick={onClick}
       className="grid size-7 place-items-center rounded-md text-neutral-500 hover:bg-neutral-300/60 hover:text-neutral-900 focus-visible:outline-2 focus-visible:outline-blue-600 dark:text-neutral-400 dark:hover:bg-neutral-700 dark:hover:text-white"
     >
       {children}
-    </button>
-  );
-}
-
-function PencilIcon() {
-  return (
-    <svg viewBox="0 0 24 24" className="size-3.5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
-      <path d="M12 20h9" />
-      <path d="M16.5 3.5a2.1 2.1 0 0 1 3 3L7 19l-4 1 1-4Z" />
-    </svg>
-  );
-}
-
-function TrashIcon() {
-  return (
-    <svg viewBox="0 0 24 24" className="size-3.5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
-      <path d="M3 6h18M8 6V4h8v2M19 6l-1 14H6L5 6" />
-    </svg>
+    </IconButton>
   );
 }

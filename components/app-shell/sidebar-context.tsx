@@ -1,6 +1,7 @@
 "use client";
 
 import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode, type RefObject } from "react";
+import { CloseIcon, MenuIcon } from "@/components/ui/icons";
 
 /**
  * Whether the sidebar drawer is open on a phone, shared by the sidebar and the page headers: a
@@ -44,15 +45,7 @@ export function MobileMenuButton({ className = "" }: { className?: string }) {
       aria-controls={panelId}
       onClick={() => setOpen(!open)}
     >
-      {open ? (
-        <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" aria-hidden="true">
-          <path d="M6 6l12 12M18 6 6 18" />
-        </svg>
-      ) : (
-        <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" aria-hidden="true">
-          <path d="M4 6h16M4 12h16M4 18h16" />
-        </svg>
-      )}
+      {open ? <CloseIcon size="lg" /> : <MenuIcon size="lg" />}
     </button>
   );
 }

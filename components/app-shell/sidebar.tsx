@@ -4,6 +4,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useRef } from "react";
 import { NewChatButton } from "@/components/chat/new-chat-button";
+import { AgentsIcon, BookIcon, ChatIcon, ClockIcon, CloseIcon, PluginIcon, SettingsIcon, ShieldIcon, SkillsIcon } from "@/components/ui/icons";
 import { HeaderActions } from "./header-actions";
 import { NotificationBell } from "./notification-bell";
 import { SessionList } from "./session-list";
@@ -32,7 +33,7 @@ function navItems(isAdmin: boolean): TNavItem[] {
       icon: <ShieldIcon />,
       match: (path) => path.startsWith("/admin") && !["/admin/jobs", "/admin/agents", "/admin/plugins", "/admin/skills", "/admin/channels"].some((prefix) => path.startsWith(prefix)),
     });
-    items.push({ href: "/admin/plugins", label: "Plugins & skills", icon: <PuzzleIcon />, match: (path) => path.startsWith("/admin/plugins") || path.startsWith("/admin/skills") });
+    items.push({ href: "/admin/plugins", label: "Plugins & skills", icon: <PluginIcon />, match: (path) => path.startsWith("/admin/plugins") || path.startsWith("/admin/skills") });
     items.push({ href: "/admin/jobs", label: "Jobs", icon: <ClockIcon />, match: (path) => path.startsWith("/admin/jobs") });
     items.push({ href: "/admin/channels", label: "Channels", icon: <ChatIcon />, match: (path) => path.startsWith("/admin/channels") });
   }
@@ -122,9 +123,7 @@ export function Sidebar({ user, theme }: { user: TShellUser; theme: TTheme }) {
             aria-label="Close menu"
             className="grid size-9 place-items-center rounded-lg text-neutral-600 hover:bg-neutral-200/60 focus-visible:outline-2 focus-visible:outline-blue-600 md:hidden dark:text-neutral-300 dark:hover:bg-neutral-800"
           >
-            <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" aria-hidden="true">
-              <path d="M6 6l12 12M18 6 6 18" />
-            </svg>
+            <CloseIcon size="lg" />
           </button>
         </div>
 
@@ -198,81 +197,5 @@ function Brand({ ref }: { ref?: React.Ref<HTMLAnchorElement> }) {
       </span>
       xclaw
     </Link>
-  );
-}
-
-function Icon({ children }: { children: React.ReactNode }) {
-  return (
-    <svg viewBox="0 0 24 24" className="size-4 shrink-0" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
-      {children}
-    </svg>
-  );
-}
-
-function ChatIcon() {
-  return (
-    <Icon>
-      <path d="M21 12a8 8 0 0 1-11.6 7.1L4 20l.9-5.4A8 8 0 1 1 21 12Z" />
-    </Icon>
-  );
-}
-
-function SettingsIcon() {
-  return (
-    <Icon>
-      <circle cx="12" cy="12" r="3" />
-      <path d="M19.4 15a1.7 1.7 0 0 0 .3 1.8l.1.1a2 2 0 1 1-2.8 2.8l-.1-.1a1.7 1.7 0 0 0-1.8-.3 1.7 1.7 0 0 0-1 1.5V21a2 2 0 1 1-4 0v-.1a1.7 1.7 0 0 0-1.1-1.5 1.7 1.7 0 0 0-1.8.3l-.1.1a2 2 0 1 1-2.8-2.8l.1-.1a1.7 1.7 0 0 0 .3-1.8 1.7 1.7 0 0 0-1.5-1H3a2 2 0 1 1 0-4h.1a1.7 1.7 0 0 0 1.5-1.1 1.7 1.7 0 0 0-.3-1.8l-.1-.1a2 2 0 1 1 2.8-2.8l.1.1a1.7 1.7 0 0 0 1.8.3H9a1.7 1.7 0 0 0 1-1.5V3a2 2 0 1 1 4 0v.1a1.7 1.7 0 0 0 1 1.5 1.7 1.7 0 0 0 1.8-.3l.1-.1a2 2 0 1 1 2.8 2.8l-.1.1a1.7 1.7 0 0 0-.3 1.8V9a1.7 1.7 0 0 0 1.5 1H21a2 2 0 1 1 0 4h-.1a1.7 1.7 0 0 0-1.5 1Z" />
-    </Icon>
-  );
-}
-
-function AgentsIcon() {
-  return (
-    <Icon>
-      <circle cx="9" cy="8" r="3" />
-      <path d="M3 20a6 6 0 0 1 12 0M16 5a3 3 0 0 1 0 6M21 20a6 6 0 0 0-4-5.7" />
-    </Icon>
-  );
-}
-
-function BookIcon() {
-  return (
-    <Icon>
-      <path d="M4 19.5A2.5 2.5 0 0 1 6.5 17H20V3H6.5A2.5 2.5 0 0 0 4 5.5v14ZM4 19.5A2.5 2.5 0 0 0 6.5 22H20v-5" />
-    </Icon>
-  );
-}
-
-function ShieldIcon() {
-  return (
-    <Icon>
-      <path d="M12 22s8-4 8-10V5l-8-3-8 3v7c0 6 8 10 8 10Z" />
-    </Icon>
-  );
-}
-
-function SkillsIcon() {
-  return (
-    <Icon>
-      <path d="M4 19.5V5a2 2 0 0 1 2-2h12v16H6a2 2 0 0 0-2 2Z" />
-      <path d="M8 7h6M8 11h4" />
-    </Icon>
-  );
-}
-
-function PuzzleIcon() {
-  return (
-    <Icon>
-      <path d="M9 3h6v3a2 2 0 1 0 4 0V3h2v6h-3a2 2 0 1 0 0 4h3v8H3v-8h3a2 2 0 1 0 0-4H3V3h6Z" />
-    </Icon>
-  );
-}
-
-function ClockIcon() {
-  return (
-    <Icon>
-      <circle cx="12" cy="12" r="9" />
-      <path d="M12 7v5l3 2" />
-    </Icon>
   );
 }

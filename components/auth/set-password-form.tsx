@@ -1,54 +1,45 @@
 "use client";
 
-import { signIn } from "next-auth/react";
-import { useState, type FormEvent } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
+import { useState } from "react";
+import { apiRequest } from "@/components/api-request";
+import { NewPasswordField } from "@/components/forms/account-fields";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
+import { useAction } from "@/components/forms/use-action";
 import { hardNavigate } from "@/components/hard-navigate";
-import { Alert } from "@/components/ui/alert";
+import { FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
-import { TextField } from "@/components/ui/text-field";
+import { signInWithPassword } from "./password-sign-in";
 
 /** Sets the password through a one-time link, then signs in with it. */
 export function SetPasswordForm({ token, email, kind, passwordMinLength }: { token: string; email: string; kind: "invite" | "reset"; passwordMinLength: number }) {
   const fallbackAction = useFormFallbackAction();
   const [password, setPassword] = useState("");
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, feedback, submit } = useAction();
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setPending(true);
-    setError(undefined);
-    try {
+  const onSubmit = submit(
+    "set-password",
+    async () => {
       await apiRequest(`/api/account-links/${encodeURIComponent(token)}`, { method: "POST", body: { password } });
-    } catch (caught) {
-      setError(errorMessage(caught));
-      setPending(false);
-      return;
-    }
-    const result = await signIn("credentials", { email, password, redirect: false }).catch(() => undefined);
-    if (result?.ok && !result.error) hardNavigate("/");
-    else hardNavigate("/sign-in");
-  }
+      // The password is set either way; a failed sign-in leaves the sign-in page to try it.
+      hardNavigate((await signInWithPassword(email, password)).ok ? "/" : "/sign-in");
+    },
+    { leaving: true },
+  );
 
   return (
     <form method="post" action={fallbackAction} onSubmit={onSubmit} className="space-y-4" noValidate>
-      {error ? <Alert tone="error">{error}</Alert> : null}
+      <FeedbackAlert feedback={feedback} />
       {/* For password managers: the account this password belongs to. */}
       <input type="email" name="email" autoComplete="username" value={email} readOnly hidden />
-      <TextField
+      <NewPasswordField
         label={kind === "invite" ? "Password" : "New password"}
-        name="password"
-        type="password"
-        autoComplete="new-password"
-        required
         autoFocus
-        hint={`At least ${passwordMinLength} characters, mixing letters with a digit or symbol.${kind === "reset" ? " Every other session of yours is signed out." : ""}`}
+        passwordMinLength={passwordMinLength}
+        consequence={kind === "reset" ? "Every other session of yours is signed out." : undefined}
         value={password}
-        onChange={(event) => setPassword(event.target.value)}
+        onChange={setPassword}
       />
-      <Button type="submit" pending={pending} className="w-full">
+      <Button type="submit" pending={busy} className="w-full">
         {kind === "invite" ? "Set password and sign in" : "Change password and sign in"}
       </Button>
     </form>

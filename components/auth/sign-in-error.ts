@@ -1,34 +1,38 @@
+import type { TSignInErrorCode } from "@/lib/wire/sign-in";
+
 /**
- * next-auth hands back the message our credentials check threw, but depending on the path it is
- * URL-encoded, plain, or replaced by one of next-auth's own error codes. This turns any of those
- * into a sentence for people.
+ * The sentence the sign-in page shows for an error code: next-auth's own codes (it puts them in
+ * `?error=` on its error redirects) and ours (lib/wire/sign-in.ts). Anything else gets a generic
+ * sentence: the text of a `?error=` parameter is never shown, since anyone can write a link to the
+ * real sign-in page with wording of their choosing (phishing).
  */
-const NEXT_AUTH_CODES: Record<string, string> = {
+const GENERIC = "Sign-in failed. Try again.";
+
+const OURS: Record<Exclude<TSignInErrorCode, `rate_limited_${number}`>, string> = {
+  wrong_credentials: "Email or password is incorrect.",
+  account_disabled: "This account is disabled. Ask an administrator.",
+  invalid_characters: "The email or password contains a character that is not allowed.",
+  unavailable: "Sign-in is unavailable right now. Try again shortly.",
+};
+
+const NEXT_AUTH: Record<string, string> = {
   CredentialsSignin: "Email or password is incorrect.",
   SessionRequired: "Sign in to continue.",
   AccessDenied: "You do not have access to that page.",
   Configuration: "Sign-in is misconfigured on the server. Tell an administrator.",
   Verification: "That sign-in link is no longer valid.",
-  Callback: "Sign-in failed. Try again.",
-  Default: "Sign-in failed. Try again.",
+  Callback: GENERIC,
+  Default: GENERIC,
 };
 
-const MAX_LENGTH = 300;
+const MESSAGES: Record<string, string> = { ...NEXT_AUTH, ...OURS };
 
-function decode(text: string): string {
-  if (!/%[0-9a-f]{2}/i.test(text) && !(text.includes("+") && !text.includes(" "))) return text;
-  try {
-    return decodeURIComponent(text.replace(/\+/g, " "));
-  } catch {
-    return text;
-  }
-}
+const RATE_LIMITED = /^rate_limited_(\d{1,6})$/;
 
 export function signInErrorMessage(error: string | null | undefined): string | undefined {
   if (!error) return undefined;
-  const decoded = decode(error).trim();
-  if (!decoded) return undefined;
-  const known = NEXT_AUTH_CODES[decoded];
-  if (known) return known;
-  return decoded.length > MAX_LENGTH ? `${decoded.slice(0, MAX_LENGTH)}…` : decoded;
+  if (Object.hasOwn(MESSAGES, error)) return MESSAGES[error];
+  const limited = RATE_LIMITED.exec(error);
+  if (limited) return `Too many failed sign-in attempts. Try again in ${Number(limited[1])} s.`;
+  return GENERIC;
 }

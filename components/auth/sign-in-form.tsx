@@ -1,64 +1,39 @@
 "use client";
 
-import { signIn } from "next-auth/react";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
-import { hardNavigate } from "@/components/hard-navigate";
+import { useState } from "react";
+import { EmailField, CurrentPasswordField } from "@/components/forms/account-fields";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
+import { ShownError, useAction } from "@/components/forms/use-action";
+import { hardNavigate } from "@/components/hard-navigate";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
-import { TextField } from "@/components/ui/text-field";
-import { signInErrorMessage } from "./sign-in-error";
+import { signInWithPassword } from "./password-sign-in";
 
 export function SignInForm({ initialError, registrationOpen }: { initialError?: string; registrationOpen: boolean }) {
   const fallbackAction = useFormFallbackAction();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | undefined>(initialError);
+  const { busy, error, submit } = useAction();
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setPending(true);
-    setError(undefined);
-    try {
-      const result = await signIn("credentials", { email, password, redirect: false });
-      if (!result || result.error || !result.ok) {
-        setError(signInErrorMessage(result?.error) ?? "Sign-in failed. Try again.");
-        setPending(false);
-        return;
-      }
+  const onSubmit = submit(
+    "sign-in",
+    async () => {
+      const outcome = await signInWithPassword(email, password);
+      if (!outcome.ok) throw new ShownError(outcome.unreachable ? "Could not reach the server. Check your connection and try again." : (outcome.reason ?? "Sign-in failed. Try again."));
       hardNavigate("/");
-    } catch {
-      setError("Could not reach the server. Check your connection and try again.");
-      setPending(false);
-    }
-  }
+    },
+    { leaving: true },
+  );
 
+  // Until the first attempt, the error the sign-in page was opened with (next-auth's redirect).
+  const shown = error ?? (busy ? undefined : initialError);
   return (
     <form method="post" action={fallbackAction} onSubmit={onSubmit} className="space-y-4">
-      {error ? <Alert tone="error">{error}</Alert> : null}
-      <TextField
-        label="Email"
-        name="email"
-        type="email"
-        autoComplete="email"
-        inputMode="email"
-        required
-        autoFocus
-        value={email}
-        onChange={(event) => setEmail(event.target.value)}
-      />
-      <TextField
-        label="Password"
-        name="password"
-        type="password"
-        autoComplete="current-password"
-        required
-        value={password}
-        onChange={(event) => setPassword(event.target.value)}
-      />
-      <Button type="submit" pending={pending} className="w-full">
+      {shown ? <Alert tone="error">{shown}</Alert> : null}
+      <EmailField autoFocus value={email} onChange={setEmail} />
+      <CurrentPasswordField value={password} onChange={setPassword} />
+      <Button type="submit" pending={busy} className="w-full">
         Sign in
       </Button>
       {registrationOpen ? (

@@ -1,55 +1,40 @@
 "use client";
 
-import { signIn } from "next-auth/react";
 import Link from "next/link";
-import { useState, type FormEvent } from "react";
-import { hardNavigate } from "@/components/hard-navigate";
-import { apiRequest, errorMessage } from "@/components/api-request";
+import { useState } from "react";
+import { apiRequest } from "@/components/api-request";
+import { EmailField, NewPasswordField } from "@/components/forms/account-fields";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
+import { ShownError, useAction } from "@/components/forms/use-action";
+import { hardNavigate } from "@/components/hard-navigate";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/text-field";
-import { signInErrorMessage } from "./sign-in-error";
+import { signInWithPassword } from "./password-sign-in";
 
 export function SignUpForm({ passwordMinLength }: { passwordMinLength: number }) {
   const fallbackAction = useFormFallbackAction();
   const [name, setName] = useState("");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | undefined>();
   const [accountCreated, setAccountCreated] = useState(false);
+  const { busy, error, submit } = useAction();
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setPending(true);
-    setError(undefined);
-    try {
-      await apiRequest("/api/register", {
-        method: "POST",
-        body: { email, password, ...(name.trim() ? { name: name.trim() } : {}) },
-      });
-    } catch (caught) {
-      setError(errorMessage(caught));
-      setPending(false);
-      return;
-    }
-    setAccountCreated(true);
-    try {
-      const result = await signIn("credentials", { email, password, redirect: false });
-      if (!result || result.error || !result.ok) {
-        setError(
-          `Your account was created, but signing in failed: ${signInErrorMessage(result?.error) ?? "try again"}`,
-        );
-        setPending(false);
-        return;
-      }
-      hardNavigate("/");
-    } catch {
-      setError("Your account was created, but the server could not be reached to sign you in. Sign in to continue.");
-      setPending(false);
-    }
-  }
+  const onSubmit = submit(
+    "sign-up",
+    async () => {
+      await apiRequest("/api/register", { method: "POST", body: { email, password, ...(name.trim() ? { name: name.trim() } : {}) } });
+      setAccountCreated(true);
+      const outcome = await signInWithPassword(email, password);
+      if (outcome.ok) return hardNavigate("/");
+      throw new ShownError(
+        outcome.unreachable
+          ? "Your account was created, but the server could not be reached to sign you in. Sign in to continue."
+          : `Your account was created, but signing in failed: ${outcome.reason ?? "try again"}`,
+      );
+    },
+    { leaving: true },
+  );
 
   // noValidate: the server checks everything, and its messages say exactly what to fix.
   return (
@@ -67,37 +52,10 @@ export function SignUpForm({ passwordMinLength }: { passwordMinLength: number })
           ) : null}
         </Alert>
       ) : null}
-      <TextField
-        label="Name"
-        name="name"
-        type="text"
-        autoComplete="name"
-        optional
-        maxLength={100}
-        value={name}
-        onChange={(event) => setName(event.target.value)}
-      />
-      <TextField
-        label="Email"
-        name="email"
-        type="email"
-        autoComplete="email"
-        inputMode="email"
-        required
-        value={email}
-        onChange={(event) => setEmail(event.target.value)}
-      />
-      <TextField
-        label="Password"
-        name="password"
-        type="password"
-        autoComplete="new-password"
-        required
-        hint={`At least ${passwordMinLength} characters, mixing letters with a digit or symbol.`}
-        value={password}
-        onChange={(event) => setPassword(event.target.value)}
-      />
-      <Button type="submit" pending={pending} className="w-full">
+      <TextField label="Name" name="name" type="text" autoComplete="name" optional maxLength={100} value={name} onChange={(event) => setName(event.target.value)} />
+      <EmailField value={email} onChange={setEmail} />
+      <NewPasswordField passwordMinLength={passwordMinLength} value={password} onChange={setPassword} />
+      <Button type="submit" pending={busy} className="w-full">
         Create account
       </Button>
       <p className="text-center text-sm text-neutral-600 dark:text-neutral-400">

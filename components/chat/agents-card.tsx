@@ -3,11 +3,12 @@
 import type { DynamicToolUIPart } from "ai";
 import Link from "next/link";
 import { useState } from "react";
-import { describeChatError } from "./chat-error";
+import { apiRequest, apiStream, errorMessage } from "@/components/api-request";
+import { FileIcon } from "@/components/ui/icons";
+import type { TAgentCallKind, TAgentsCardDetail, TWorkerApproval, TWorkerResult, TWorkerStatus, TWorkerView } from "@/lib/wire/agents";
 import { ApprovalCard } from "./approval-card";
 import { Markdown } from "./markdown";
-import type { TApprovalDecision, TApprovalView, TLocalDecision, TToolOutputView } from "./types";
-import type { TAgentCallKind, TAgentsCardDetail, TWorkerApproval, TWorkerResult, TWorkerStatus, TWorkerView } from "@/lib/wire/agents";
+import type { TApprovalDecision, TLocalDecision, TToolOutputView } from "./types";
 
 /**
  * The card of a delegate / debate / pipeline call (and of agent_results): one row per worker with
@@ -109,16 +110,13 @@ export function AgentsCard({ part, active, progress }: { part: DynamicToolUIPart
   );
 }
 
+/**
+ * Decides a worker's approval. The worker goes on by itself and its row follows through the
+ * parent's progress, so the answer's stream (the worker's continuation) is not read.
+ */
 async function decide(sessionId: string, approval: TWorkerApproval, decision: TApprovalDecision): Promise<void> {
-  const response = await fetch(`/api/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(approval.approvalId)}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(decision),
-    credentials: "same-origin",
-  }).catch(() => new Response(JSON.stringify({ error: { message: "Could not reach the server. Check your connection and try again." } }), { status: 599 }));
-  if (!response.ok) throw new Error(describeChatError(new Error(await response.text())).message);
-  // The worker goes on by itself; its card follows through the parent's progress.
-  await response.body?.cancel().catch(() => {});
+  const stream = await apiStream(`/api/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(approval.approvalId)}`, { body: decision });
+  await stream?.cancel().catch(() => {});
 }
 
 function WorkerRow({ worker, step }: { worker: TWorkerView; step?: number }) {
@@ -126,7 +124,6 @@ function WorkerRow({ worker, step }: { worker: TWorkerView; step?: number }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const status = STATUS[worker.status] ?? STATUS.failed;
-  const approval: TApprovalView | undefined = worker.approval ? { ...worker.approval, status: "pending", reason: null } : undefined;
   const summary = summaryText(worker.summary);
 
   return (
@@ -164,20 +161,20 @@ function WorkerRow({ worker, step }: { worker: TWorkerView; step?: number }) {
           ))}
         </ul>
       ) : null}
-      {approval && worker.sessionId ? (
+      {worker.approval && worker.sessionId ? (
         <>
           <ApprovalCard
-            approval={approval}
+            approval={worker.approval}
             decided={decided}
             disabled={busy}
             onDecide={async (chosen, decision) => {
               setBusy(true);
               setError(undefined);
               try {
-                await decide(worker.sessionId!, chosen as TWorkerApproval, decision);
+                await decide(worker.sessionId!, chosen, decision);
                 setDecided({ status: decision.decision === "approve" ? "approved" : "denied" });
               } catch (caught) {
-                setError((caught as Error).message);
+                setError(errorMessage(caught));
               } finally {
                 setBusy(false);
               }
@@ -198,12 +195,9 @@ function Artifact({ path }: { path: string }) {
     setOpen((value) => !value);
     if (text !== undefined || open) return;
     try {
-      const response = await fetch(`/api/agents/artifacts?path=${encodeURIComponent(path)}`, { credentials: "same-origin", cache: "no-store" });
-      const body = (await response.json()) as { text?: string; error?: { message?: string } };
-      if (!response.ok) throw new Error(body.error?.message ?? "The file could not be read.");
-      setText(body.text ?? "");
+      setText((await apiRequest<{ text?: string }>(`/api/agents/artifacts?path=${encodeURIComponent(path)}`)).text ?? "");
     } catch (caught) {
-      setError((caught as Error).message);
+      setError(errorMessage(caught));
     }
   }
   return (
@@ -214,10 +208,7 @@ function Artifact({ path }: { path: string }) {
         onClick={() => void toggle()}
         className="inline-flex max-w-full items-center gap-1.5 rounded px-1 font-mono text-xs text-neutral-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-blue-600 dark:text-neutral-300"
       >
-        <svg viewBox="0 0 24 24" className="size-3.5 shrink-0" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden="true">
-          <path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z" />
-          <path d="M14 3v5h5" />
-        </svg>
+        <FileIcon size="sm" />
         <span className="truncate">{path}</span>
       </button>
       {open ? (

@@ -1,7 +1,8 @@
 "use client";
 
 import { memo, useContext } from "react";
-import { ActionButton, CopyButton, MessageActions, RegenerateIcon } from "./message-actions";
+import { RefreshIcon } from "@/components/ui/icons";
+import { ActionButton, CopyButton, MessageActions } from "./message-actions";
 import { hasVisibleContent, hiddenParts, replyText } from "./message-model";
 import { MessagePart, PartContext } from "./message-parts";
 import type { TChatMessage } from "./types";
@@ -50,7 +51,7 @@ export const AssistantReply = memo(function AssistantReply({
             {text ? <CopyButton text={text} label="Copy reply" /> : null}
             {canRegenerate ? (
               <ActionButton label="Regenerate reply" onClick={onRegenerate}>
-                <RegenerateIcon />
+                <RefreshIcon />
               </ActionButton>
             ) : null}
           </MessageActions>

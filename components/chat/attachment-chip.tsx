@@ -1,6 +1,7 @@
 "use client";
 
 import type { ReactNode } from "react";
+import { FileIcon } from "@/components/ui/icons";
 import { useLightbox } from "@/components/ui/image-lightbox";
 import type { TAttachmentView } from "./types";
 
@@ -50,10 +51,7 @@ export function AttachmentChip({
         </button>
       ) : (
         <span aria-hidden="true" className="grid size-9 shrink-0 place-items-center rounded bg-neutral-100 dark:bg-neutral-800">
-          <svg viewBox="0 0 24 24" className="size-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
-            <path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8Z" />
-            <path d="M14 3v5h5" />
-          </svg>
+          <FileIcon />
         </span>
       )}
       <span className="min-w-0">

@@ -4,6 +4,7 @@ import { useId, useImperativeHandle, useLayoutEffect, useRef, useState, type Cli
 import { apiUpload, errorMessage } from "@/components/api-request";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
 import { Button } from "@/components/ui/button";
+import { AttachIcon, CloseIcon, StopIcon } from "@/components/ui/icons";
 import { AttachmentChip, humanBytes } from "./attachment-chip";
 import type { TAttachmentView } from "./types";
 
@@ -238,9 +239,7 @@ export function ChatComposer({
                     onClick={() => onAttachmentsChange((current) => current.filter((item) => item.id !== file.id))}
                     className="grid size-7 shrink-0 place-items-center rounded-md hover:bg-neutral-100 focus-visible:outline-2 focus-visible:outline-blue-600 dark:hover:bg-neutral-800"
                   >
-                    <svg viewBox="0 0 24 24" className="size-3.5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" aria-hidden="true">
-                      <path d="M6 6l12 12M18 6 6 18" />
-                    </svg>
+                    <CloseIcon size="sm" />
                   </button>
                 }
               />
@@ -269,9 +268,7 @@ export function ChatComposer({
             title="Attach files (or paste or drop them here)"
             className="grid size-10 shrink-0 place-items-center rounded-xl text-neutral-600 hover:bg-neutral-100 hover:text-neutral-900 focus-visible:outline-2 focus-visible:outline-blue-600 disabled:opacity-50 dark:text-neutral-400 dark:hover:bg-neutral-800 dark:hover:text-white"
           >
-            <svg viewBox="0 0 24 24" className="size-5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
-              <path d="m21.4 11.1-9.2 9.2a6 6 0 0 1-8.5-8.5l9.2-9.2a4 4 0 0 1 5.7 5.7l-9.2 9.2a2 2 0 0 1-2.8-2.8l8.5-8.5" />
-            </svg>
+            <AttachIcon size="lg" />
           </button>
           <label htmlFor={`${id}-message`} className="sr-only">
             Message
@@ -300,7 +297,7 @@ export function ChatComposer({
           />
           {busy ? (
             <Button type="button" variant="secondary" onClick={onStop} pending={stopping} className="shrink-0" aria-keyshortcuts="Escape">
-              {stopping ? null : <StopIcon />}
+              {stopping ? null : <StopIcon size="sm" />}
               Stop
             </Button>
           ) : (
@@ -318,13 +315,5 @@ export function ChatComposer({
         {footer}
       </div>
     </form>
-  );
-}
-
-function StopIcon() {
-  return (
-    <svg viewBox="0 0 24 24" className="size-3.5" fill="currentColor" aria-hidden="true">
-      <rect x="6" y="6" width="12" height="12" rx="2" />
-    </svg>
   );
 }

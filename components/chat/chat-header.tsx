@@ -3,6 +3,7 @@
 import Link from "next/link";
 import type { Ref } from "react";
 import { MobileMenuButton } from "@/components/app-shell/sidebar-context";
+import { DownloadIcon, StepsIcon } from "@/components/ui/icons";
 import { Menu } from "@/components/ui/menu";
 import type { TChatSession } from "./types";
 
@@ -48,7 +49,7 @@ export function ChatHeader({
       </div>
       <Menu
         label="Export"
-        icon={<DownloadIcon />}
+        icon={<DownloadIcon size="sm" />}
         buttonClassName={`${HEADER_BUTTON} text-neutral-700 hover:bg-neutral-100 dark:text-neutral-300 dark:hover:bg-neutral-800`}
         items={[
           { label: "Download as Markdown", href: exportPath("markdown"), download: true },
@@ -68,25 +69,9 @@ export function ChatHeader({
             : "border border-neutral-300 bg-white text-neutral-900 hover:bg-neutral-100 dark:border-neutral-700 dark:bg-neutral-900 dark:text-neutral-100 dark:hover:bg-neutral-800",
         ].join(" ")}
       >
-        <StepsIcon />
+        <StepsIcon size="sm" />
         <span className="max-sm:sr-only">Steps</span>
       </button>
     </header>
-  );
-}
-
-function StepsIcon() {
-  return (
-    <svg viewBox="0 0 24 24" className="size-3.5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" aria-hidden="true">
-      <path d="M8 6h13M8 12h13M8 18h13M3 6h.01M3 12h.01M3 18h.01" />
-    </svg>
-  );
-}
-
-function DownloadIcon() {
-  return (
-    <svg viewBox="0 0 24 24" className="size-3.5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
-      <path d="M12 3v12M7 10l5 5 5-5M5 21h14" />
-    </svg>
   );
 }

@@ -7,8 +7,9 @@ import { useSessionList } from "@/components/app-shell/session-list-context";
 import { useSidebar } from "@/components/app-shell/sidebar-context";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
-import { describeChatError } from "./chat-error";
+import { JumpDownIcon } from "@/components/ui/icons";
 import { ChatComposer, type TAttachmentLimits, type TDraftAttachment } from "./chat-composer";
+import { describeChatError } from "./chat-error";
 import { ChatHeader } from "./chat-header";
 import { useApprovals } from "./hooks/use-approvals";
 import { useAttention } from "./hooks/use-attention";
@@ -21,7 +22,7 @@ import { Notice } from "./message-parts";
 import { ModelPicker } from "./model-picker";
 import { NoProviderNotice } from "./no-provider-notice";
 import { StepsPanel } from "./steps-panel";
-import type { TAttachmentView, TChatMessage, TChatSession, TModelChoice, TProviderInfo } from "./types";
+import type { TAttachmentView, TChatMessage, TChatSession, TModelChoice, TProviderStatus } from "./types";
 
 /**
  * The chat page: a header, the conversation, the message box and the steps panel, put together
@@ -39,7 +40,7 @@ export function ChatView({
 }: {
   session: TChatSession;
   initialMessages: TChatMessage[];
-  providers: TProviderInfo[];
+  providers: TProviderStatus[];
   models: TModelChoice[];
   attachmentLimits: TAttachmentLimits;
   isAdmin: boolean;
@@ -81,16 +82,12 @@ export function ChatView({
 
   const run = useChatRun({ session: initialSession, initialMessages, onRunEnd });
 
-  const approvals = useApprovals({
-    sessionId,
-    onDecided: async () => {
-      // The decision is made: the keyboard goes back to the message box, the page to the newest output.
-      textarea.current?.focus();
-      pin();
-      await run.follow();
-      void refreshSessions();
-    },
-  });
+  // A decision was taken: the keyboard goes back to the message box, the page to the newest output.
+  const onDecisionAccepted = useCallback(() => {
+    textarea.current?.focus();
+    pin();
+  }, [pin]);
+  const approvals = useApprovals({ sessionId, follow: run.follow, onAccepted: onDecisionAccepted });
 
   // The sidebar was rendered alongside this page and may predate what loading it found (a run that
   // turned out to be interrupted, a title that just changed).
@@ -247,9 +244,7 @@ export function ChatView({
               onClick={() => pin(true)}
               className="absolute bottom-3 left-1/2 inline-flex h-8 -translate-x-1/2 items-center gap-1.5 rounded-full border border-neutral-200 bg-white px-3 text-xs font-medium text-neutral-700 shadow-md hover:bg-neutral-50 focus-visible:outline-2 focus-visible:outline-blue-600 dark:border-neutral-700 dark:bg-neutral-900 dark:text-neutral-200 dark:hover:bg-neutral-800"
             >
-              <svg viewBox="0 0 24 24" className="size-3.5" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" aria-hidden="true">
-                <path d="M12 5v14M6 13l6 6 6-6" />
-              </svg>
+              <JumpDownIcon size="sm" />
               Jump to latest
             </button>
           ) : null}

@@ -1,9 +1,10 @@
 /**
  * A unified diff from an approval preview (lib/tools/line-diff.ts), line by line: additions green,
- * removals red, hunk headers muted. Plain text in React elements; nothing is parsed as markup.
+ * removals red, hunk headers blue, file names and "\ No newline at end of file" muted. Plain text
+ * in React elements; nothing is parsed as markup.
  */
 function lineClass(line: string): string {
-  if (line.startsWith("+++") || line.startsWith("---")) return "text-neutral-500 dark:text-neutral-400";
+  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("\\")) return "text-neutral-500 dark:text-neutral-400";
   if (line.startsWith("+")) return "bg-green-100/80 text-green-900 dark:bg-green-950/60 dark:text-green-200";
   if (line.startsWith("-")) return "bg-red-100/80 text-red-900 dark:bg-red-950/60 dark:text-red-200";
   if (line.startsWith("@@")) return "text-blue-700 dark:text-blue-300";

@@ -1,11 +1,13 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, type Ref } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
+import type { Ref } from "react";
+import { apiRequest } from "@/components/api-request";
 import { useSessionList } from "@/components/app-shell/session-list-context";
-import { Alert } from "@/components/ui/alert";
+import { useAction } from "@/components/forms/use-action";
+import { FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import { AddIcon } from "@/components/ui/icons";
 import type { TSessionSummary } from "@/lib/wire/chat";
 
 type TOpenedSession = { session: TSessionSummary; reused?: boolean };
@@ -26,13 +28,10 @@ export function NewChatButton({
 }) {
   const router = useRouter();
   const { update } = useSessionList();
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, feedback, run } = useAction();
 
-  async function create() {
-    setPending(true);
-    setError(undefined);
-    try {
+  const create = () =>
+    run("create", async () => {
       const { session } = await apiRequest<TOpenedSession>("/api/sessions", { method: "POST", body: { reuseEmpty: true } });
       update((sessions) => [
         { id: session.id, title: session.title, status: session.status, updatedAt: session.updatedAt, trigger: session.trigger, parentSessionId: session.parentSessionId, forkedFromStep: session.forkedFromStep },
@@ -40,32 +39,15 @@ export function NewChatButton({
       ]);
       onCreated?.();
       router.push(`/chat/${session.id}`);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setPending(false);
-    }
-  }
+    });
 
   return (
     <div className={className}>
-      <Button ref={ref} variant={variant} size={size} pending={pending} onClick={create} className="w-full" aria-keyshortcuts="Control+Shift+O">
-        {pending ? null : <PlusIcon />}
+      <Button ref={ref} variant={variant} size={size} pending={busy} onClick={create} className="w-full" aria-keyshortcuts="Control+Shift+O">
+        {busy ? null : <AddIcon />}
         New chat
       </Button>
-      {error ? (
-        <Alert tone="error" className="mt-2">
-          {error}
-        </Alert>
-      ) : null}
+      <FeedbackAlert feedback={feedback} className="mt-2" />
     </div>
-  );
-}
-
-function PlusIcon() {
-  return (
-    <svg viewBox="0 0 24 24" className="size-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" aria-hidden="true">
-      <path d="M12 5v14M5 12h14" />
-    </svg>
   );
 }

@@ -1,10 +1,13 @@
 "use client";
 
 import { useEffect, useRef, useState } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
-import { Alert } from "@/components/ui/alert";
+import { apiRequest } from "@/components/api-request";
+import { useAction } from "@/components/forms/use-action";
+import { useConfirmation } from "@/components/forms/use-confirmation";
+import { FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { CloseIcon, RefreshIcon } from "@/components/ui/icons";
 import { usePreferences } from "./hooks/use-preferences";
 import { groupStepsByTurn } from "./steps-model";
 import type { TStepRow } from "./types";
@@ -73,13 +76,12 @@ export function StepsPanel({
   onForked: (session: { id: string; title: string }) => void;
 }) {
   const [steps, setSteps] = useState<TStepRow[]>();
-  const [error, setError] = useState<string>();
   const [refreshCount, setRefreshCount] = useState(0);
   const [loadedKey, setLoadedKey] = useState<string>();
-  const [rollbackKey, setRollbackKey] = useState<string>();
-  const [rollbackPending, setRollbackPending] = useState(false);
-  const [rollbackError, setRollbackError] = useState<string>();
-  const [forkingKey, setForkingKey] = useState<string>();
+  // Loading and forking say what went wrong above the list; a rollback, in its dialog.
+  const { pending: forkingKey, feedback, run, fail, clear } = useAction();
+  const rollbackConfirmation = useConfirmation<string>();
+  const rollbackKey = rollbackConfirmation.subject;
   const panel = useRef<HTMLElement>(null);
   const [preferences, setPreferences] = usePreferences();
   const scroller = useRef<HTMLDivElement>(null);
@@ -95,19 +97,19 @@ export function StepsPanel({
       (body) => {
         if (cancelled) return;
         setSteps(body.steps);
-        setError(undefined);
+        clear();
         setLoadedKey(requestKey);
       },
       (caught: unknown) => {
         if (cancelled) return;
-        setError(errorMessage(caught));
+        fail(caught);
         setLoadedKey(requestKey);
       },
     );
     return () => {
       cancelled = true;
     };
-  }, [open, sessionId, requestKey]);
+  }, [open, sessionId, requestKey, clear, fail]);
 
   useEffect(() => {
     if (!open) return;
@@ -119,34 +121,17 @@ export function StepsPanel({
     if (open && scroller.current) scroller.current.scrollTop = scroller.current.scrollHeight;
   }, [open, steps]);
 
-  async function rollback() {
-    if (!rollbackKey) return;
-    setRollbackPending(true);
-    setRollbackError(undefined);
-    try {
-      const result = await apiRequest<TRollbackResponse>(`/api/sessions/${encodeURIComponent(sessionId)}/rollback`, { method: "POST", body: { stepId: rollbackKey } });
-      onRolledBack({ key: rollbackKey, removed: result.removed });
-      setRollbackKey(undefined);
-      load();
-    } catch (caught) {
-      setRollbackError(errorMessage(caught));
-    } finally {
-      setRollbackPending(false);
-    }
-  }
+  const rollback = rollbackConfirmation.confirm(async (key) => {
+    const result = await apiRequest<TRollbackResponse>(`/api/sessions/${encodeURIComponent(sessionId)}/rollback`, { method: "POST", body: { stepId: key } });
+    onRolledBack({ key, removed: result.removed });
+    load();
+  });
 
-  async function fork(key: string) {
-    setForkingKey(key);
-    setError(undefined);
-    try {
+  const fork = (key: string) =>
+    run(key, async () => {
       const result = await apiRequest<TForkResponse>(`/api/sessions/${encodeURIComponent(sessionId)}/fork`, { method: "POST", body: { stepId: key } });
       onForked(result.session);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setForkingKey(undefined);
-    }
-  }
+    });
 
   return (
     <>
@@ -184,11 +169,7 @@ export function StepsPanel({
           </div>
         </div>
         <div ref={scroller} className="min-h-0 flex-1 overflow-y-auto px-3 py-3">
-          {error ? (
-            <Alert tone="error" className="mb-3">
-              {error}
-            </Alert>
-          ) : null}
+          <FeedbackAlert feedback={feedback} className="mb-3" />
           <label className="mb-3 flex items-center gap-2 px-1 text-xs text-neutral-700 dark:text-neutral-300">
             <input
               type="checkbox"
@@ -222,10 +203,7 @@ export function StepsPanel({
                         step={step}
                         busy={busy}
                         forking={forkingKey === step.key}
-                        onRollback={() => {
-                          setRollbackError(undefined);
-                          setRollbackKey(step.key);
-                        }}
+                        onRollback={() => rollbackConfirmation.ask(step.key)}
                         onFork={() => void fork(step.key)}
                       />
                     ))}
@@ -236,18 +214,7 @@ export function StepsPanel({
           )}
         </div>
       </aside>
-      <ConfirmDialog
-        open={rollbackKey !== undefined}
-        title={`Roll back to ${rollbackKey ?? ""}?`}
-        confirmLabel="Roll back"
-        destructive
-        pending={rollbackPending}
-        error={rollbackError}
-        onConfirm={() => void rollback()}
-        onCancel={() => {
-          if (!rollbackPending) setRollbackKey(undefined);
-        }}
-      >
+      <ConfirmDialog {...rollbackConfirmation.dialog} title={`Roll back to ${rollbackKey ?? ""}?`} confirmLabel="Roll back" destructive onConfirm={rollback}>
         Step {rollbackKey} and every step after it are removed from this chat, as if they never happened. To keep them, fork instead.
       </ConfirmDialog>
     </>
@@ -298,20 +265,4 @@ function StatusBadge({ status }: { status: TStepRow["status"] }) {
     failed: "bg-red-100 text-red-800 dark:bg-red-950 dark:text-red-300",
   };
   return <span className={`ml-auto rounded-full px-2 py-0.5 text-[11px] font-medium ${tones[status]}`}>{status}</span>;
-}
-
-function RefreshIcon() {
-  return (
-    <svg viewBox="0 0 24 24" className="size-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
-      <path d="M21 12a9 9 0 1 1-2.6-6.4L21 8M21 3v5h-5" />
-    </svg>
-  );
-}
-
-function CloseIcon() {
-  return (
-    <svg viewBox="0 0 24 24" className="size-4" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" aria-hidden="true">
-      <path d="M6 6l12 12M18 6 6 18" />
-    </svg>
-  );
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { CheckIcon, ClockIcon, CloseIcon, DeniedIcon, DisclosureIcon, SpinnerIcon } from "@/components/ui/icons";
 import { useLightbox } from "@/components/ui/image-lightbox";
 import { ApprovalPanel } from "./approval-card";
 import { readToolOutput } from "./message-model";
@@ -115,9 +116,7 @@ export function ToolCard({ part, active, approval, decided, progress, busy, onDe
       {input && input !== "{}" ? (
         <details className="group border-t border-neutral-200 dark:border-neutral-800" onToggle={(event) => setInputOpen(event.currentTarget.open)}>
           <summary className="flex cursor-pointer list-none items-center gap-1.5 px-3 py-1.5 text-xs font-medium text-neutral-600 select-none hover:text-neutral-900 focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-blue-600 dark:text-neutral-400 dark:hover:text-neutral-100 [&::-webkit-details-marker]:hidden">
-            <svg viewBox="0 0 24 24" className="size-3 transition-transform group-open:rotate-90" fill="none" stroke="currentColor" strokeWidth="2.5" aria-hidden="true">
-              <path d="m9 6 6 6-6 6" />
-            </svg>
+            <DisclosureIcon size="xs" strokeWidth={2.5} className="transition-transform group-open:rotate-90" />
             Input
           </summary>
           {/* Rendered only when opened: collapsed, the arguments are not part of the conversation's text. */}
@@ -166,41 +165,15 @@ export function ToolCard({ part, active, approval, decided, progress, busy, onDe
   );
 }
 
+const STATE_ICONS: Record<TToolState, { Icon: typeof CheckIcon; className: string }> = {
+  waiting: { Icon: ClockIcon, className: "text-amber-600 dark:text-amber-400" },
+  running: { Icon: SpinnerIcon, className: "text-blue-600 dark:text-blue-400" },
+  done: { Icon: CheckIcon, className: "text-green-600 dark:text-green-400" },
+  denied: { Icon: DeniedIcon, className: "text-neutral-500 dark:text-neutral-400" },
+  error: { Icon: CloseIcon, className: "text-red-600 dark:text-red-400" },
+};
+
 function StateIcon({ state }: { state: TToolState }) {
-  if (state === "waiting") {
-    return (
-      <svg className="size-4 shrink-0 text-amber-600 dark:text-amber-400" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" aria-hidden="true">
-        <circle cx="12" cy="12" r="9" />
-        <path d="M12 7v5l3 2" />
-      </svg>
-    );
-  }
-  if (state === "running") {
-    return (
-      <svg className="size-4 shrink-0 animate-spin text-blue-600 dark:text-blue-400" viewBox="0 0 24 24" fill="none" aria-hidden="true">
-        <circle cx="12" cy="12" r="9" stroke="currentColor" strokeOpacity="0.25" strokeWidth="3" />
-        <path d="M21 12a9 9 0 0 0-9-9" stroke="currentColor" strokeWidth="3" strokeLinecap="round" />
-      </svg>
-    );
-  }
-  if (state === "done") {
-    return (
-      <svg className="size-4 shrink-0 text-green-600 dark:text-green-400" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
-        <path d="M20 6 9 17l-5-5" />
-      </svg>
-    );
-  }
-  if (state === "denied") {
-    return (
-      <svg className="size-4 shrink-0 text-neutral-500 dark:text-neutral-400" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" aria-hidden="true">
-        <circle cx="12" cy="12" r="9" />
-        <path d="M5.6 5.6l12.8 12.8" />
-      </svg>
-    );
-  }
-  return (
-    <svg className="size-4 shrink-0 text-red-600 dark:text-red-400" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" aria-hidden="true">
-      <path d="M6 6l12 12M18 6 6 18" />
-    </svg>
-  );
+  const { Icon, className } = STATE_ICONS[state];
+  return <Icon strokeWidth={2.5} className={className} />;
 }

@@ -3,8 +3,9 @@
 import { memo, useId, useLayoutEffect, useRef, useState, type FormEvent } from "react";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
 import { Button } from "@/components/ui/button";
+import { EditIcon } from "@/components/ui/icons";
 import { AttachmentChip } from "./attachment-chip";
-import { ActionButton, CopyButton, EditIcon, MessageActions } from "./message-actions";
+import { ActionButton, CopyButton, MessageActions } from "./message-actions";
 import { messageAttachments, messageText } from "./message-model";
 import { StepLabel } from "./message-parts";
 import type { TAttachmentView, TChatMessage } from "./types";

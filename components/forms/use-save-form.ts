@@ -1,9 +1,8 @@
 "use client";
 
-import { useState, type FormEvent } from "react";
-import { errorMessage } from "@/components/api-request";
+import { useAction, type TFeedback } from "./use-action";
 
-export type TSaveResult = { tone: "success" | "error"; message: string };
+export type TSaveResult = TFeedback;
 
 /**
  * The submit cycle of a settings form: while `save` runs the button is pending, then its
@@ -11,21 +10,6 @@ export type TSaveResult = { tone: "success" | "error"; message: string };
  * `clearResult` hides the message again once the person edits.
  */
 export function useSaveForm(save: () => Promise<string>) {
-  const [pending, setPending] = useState(false);
-  const [result, setResult] = useState<TSaveResult>();
-
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setPending(true);
-    setResult(undefined);
-    try {
-      setResult({ tone: "success", message: await save() });
-    } catch (caught) {
-      setResult({ tone: "error", message: errorMessage(caught) });
-    } finally {
-      setPending(false);
-    }
-  }
-
-  return { pending, result, onSubmit, clearResult: () => setResult(undefined) };
+  const { busy, feedback, submit, clear } = useAction();
+  return { pending: busy, result: feedback, onSubmit: submit("save", save), clearResult: clear };
 }

@@ -2,7 +2,9 @@
 
 import Link from "next/link";
 import { useCallback, useState } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
+import { apiRequest } from "@/components/api-request";
+import { useAction } from "@/components/forms/use-action";
+import { useConfirmation } from "@/components/forms/use-confirmation";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -35,11 +37,8 @@ export function JobsManager({
   const [editing, setEditing] = useState<TChronosJobView | "new">();
   const [historyOpen, setHistoryOpen] = useState<ReadonlySet<string>>(new Set());
   const [historyVersion, setHistoryVersion] = useState<Record<string, number>>({});
-  const [pendingId, setPendingId] = useState<string>();
-  const [deleting, setDeleting] = useState<TChronosJobView>();
-  const [deletePending, setDeletePending] = useState(false);
-  const [deleteError, setDeleteError] = useState<string>();
-  const [error, setError] = useState<string>();
+  const { pending: pendingId, error, run } = useAction();
+  const deletion = useConfirmation<TChronosJobView>();
   const [notice, setNotice] = useState<{ text: string; sessionId?: string; jobId?: string }>();
 
   const replace = (job: TChronosJobView) => setJobs((rows) => (rows.some((row) => row.id === job.id) ? rows.map((row) => (row.id === job.id ? job : row)) : [...rows, job]));
@@ -60,52 +59,29 @@ export function JobsManager({
     setHistoryVersion((versions) => ({ ...versions, [jobId]: (versions[jobId] ?? 0) + 1 }));
   }
 
-  async function runNow(job: TChronosJobView) {
-    setPendingId(job.id);
-    setError(undefined);
-    setNotice(undefined);
-    try {
+  // The notice may link to the run's trace, so it is kept here rather than as the action's message.
+  const runNow = (job: TChronosJobView) =>
+    run(job.id, async () => {
+      setNotice(undefined);
       const started = await apiRequest<{ executionId: string; sessionId: string }>(`/api/jobs/${encodeURIComponent(job.id)}/run`, { method: "POST" });
       setNotice({ text: `"${job.name}" is running.`, sessionId: started.sessionId, jobId: job.id });
       replace({ ...job, running: true });
       showHistory(job.id);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setPendingId(undefined);
-    }
-  }
+    });
 
-  async function setEnabled(job: TChronosJobView, enabled: boolean) {
-    setPendingId(job.id);
-    setError(undefined);
-    setNotice(undefined);
-    try {
+  const setEnabled = (job: TChronosJobView, enabled: boolean) =>
+    run(job.id, async () => {
+      setNotice(undefined);
       const { job: updated } = await apiRequest<{ job: TChronosJobView }>(`/api/jobs/${encodeURIComponent(job.id)}`, { method: "PATCH", body: { enabled } });
       replace(updated);
       setNotice({ text: enabled ? `"${job.name}" will run on schedule again.` : `"${job.name}" is paused.` });
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setPendingId(undefined);
-    }
-  }
+    });
 
-  async function confirmDelete() {
-    if (!deleting) return;
-    setDeletePending(true);
-    setDeleteError(undefined);
-    try {
-      await apiRequest(`/api/jobs/${encodeURIComponent(deleting.id)}`, { method: "DELETE" });
-      setJobs((rows) => rows.filter((row) => row.id !== deleting.id));
-      setNotice({ text: `"${deleting.name}" was deleted.` });
-      setDeleting(undefined);
-    } catch (caught) {
-      setDeleteError(errorMessage(caught));
-    } finally {
-      setDeletePending(false);
-    }
-  }
+  const confirmDelete = deletion.confirm(async (job) => {
+    await apiRequest(`/api/jobs/${encodeURIComponent(job.id)}`, { method: "DELETE" });
+    setJobs((rows) => rows.filter((row) => row.id !== job.id));
+    setNotice({ text: `"${job.name}" was deleted.` });
+  });
 
   if (editing) {
     return (
@@ -223,7 +199,7 @@ export function JobsManager({
                     >
                       History
                     </Button>
-                    <Button size="sm" variant="danger" aria-label={`Delete ${job.name}`} onClick={() => setDeleting(job)}>
+                    <Button size="sm" variant="danger" aria-label={`Delete ${job.name}`} onClick={() => deletion.ask(job)}>
                       Delete
                     </Button>
                   </div>
@@ -238,19 +214,7 @@ export function JobsManager({
           })}
         </ul>
       )}
-      <ConfirmDialog
-        open={deleting !== undefined}
-        title={`Delete "${deleting?.name ?? ""}"?`}
-        confirmLabel="Delete job"
-        destructive
-        pending={deletePending}
-        error={deleteError}
-        onConfirm={() => void confirmDelete()}
-        onCancel={() => {
-          setDeleting(undefined);
-          setDeleteError(undefined);
-        }}
-      >
+      <ConfirmDialog {...deletion.dialog} title={`Delete "${deletion.subject?.name ?? ""}"?`} confirmLabel="Delete job" destructive onConfirm={confirmDelete}>
         It stops running and its history is removed. The traces of its past runs stay until they expire.
       </ConfirmDialog>
     </div>

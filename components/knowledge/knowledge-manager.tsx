@@ -2,7 +2,9 @@
 
 import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import { apiRequest, ApiRequestError, errorMessage } from "@/components/api-request";
-import { Alert } from "@/components/ui/alert";
+import { ShownError, useAction } from "@/components/forms/use-action";
+import { useConfirmation } from "@/components/forms/use-confirmation";
+import { FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { inputClassName } from "@/components/ui/text-field";
@@ -41,22 +43,9 @@ async function uploadFile(knowledgeBaseId: string, file: File): Promise<TKnowled
 }
 
 function DocumentRow({ knowledgeBaseId, document, onChanged, onDeleted }: { knowledgeBaseId: string; document: TKnowledgeDocumentView; onChanged: (document: TKnowledgeDocumentView) => void; onDeleted: (id: string) => void }) {
-  const [confirming, setConfirming] = useState(false);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string>();
+  const { pending, feedback, run } = useAction();
+  const deletion = useConfirmation<TKnowledgeDocumentView>();
   const busy = document.status === "pending" || document.status === "indexing";
-
-  async function act(action: () => Promise<void>) {
-    setPending(true);
-    setError(undefined);
-    try {
-      await action();
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setPending(false);
-    }
-  }
 
   return (
     <li className="py-3" data-document={document.filename}>
@@ -84,10 +73,10 @@ function DocumentRow({ knowledgeBaseId, document, onChanged, onDeleted }: { know
             size="sm"
             variant="ghost"
             disabled={busy}
-            pending={pending && !confirming}
+            pending={pending === "reindex"}
             aria-label={`Re-index ${document.filename}`}
             onClick={() =>
-              act(async () => {
+              run("reindex", async () => {
                 const result = await apiRequest<{ document: TKnowledgeDocumentView }>(`/api/knowledge/${knowledgeBaseId}/documents/${document.id}/reindex`, { method: "POST" });
                 onChanged(result.document);
               })
@@ -95,26 +84,21 @@ function DocumentRow({ knowledgeBaseId, document, onChanged, onDeleted }: { know
           >
             Re-index
           </Button>
-          <Button size="sm" variant="ghost" aria-label={`Delete ${document.filename}`} onClick={() => setConfirming(true)}>
+          <Button size="sm" variant="ghost" aria-label={`Delete ${document.filename}`} onClick={() => deletion.ask(document)}>
             Delete
           </Button>
         </div>
       </div>
-      {error ? <Alert className="mt-2">{error}</Alert> : null}
+      <FeedbackAlert feedback={feedback} className="mt-2" />
       <ConfirmDialog
-        open={confirming}
+        {...deletion.dialog}
         title={`Delete ${document.filename}?`}
         confirmLabel="Delete"
         destructive
-        pending={pending}
-        onCancel={() => setConfirming(false)}
-        onConfirm={() =>
-          act(async () => {
-            await apiRequest(`/api/knowledge/${knowledgeBaseId}/documents/${document.id}`, { method: "DELETE" });
-            setConfirming(false);
-            onDeleted(document.id);
-          })
-        }
+        onConfirm={deletion.confirm(async () => {
+          await apiRequest(`/api/knowledge/${knowledgeBaseId}/documents/${document.id}`, { method: "DELETE" });
+          onDeleted(document.id);
+        })}
       >
         The document, its chunks and its vectors are deleted; the agent will no longer find it.
       </ConfirmDialog>
@@ -124,9 +108,8 @@ function DocumentRow({ knowledgeBaseId, document, onChanged, onDeleted }: { know
 
 function Documents({ base, onCountsChanged }: { base: TKnowledgeBaseView; onCountsChanged: () => void }) {
   const [documents, setDocuments] = useState<TKnowledgeDocumentView[]>();
-  const [error, setError] = useState<string>();
-  const [uploading, setUploading] = useState(false);
-  const [confirmDelete, setConfirmDelete] = useState(false);
+  const { busy: uploading, feedback, run, fail } = useAction();
+  const deletion = useConfirmation<TKnowledgeBaseView>();
   const fileInput = useRef<HTMLInputElement>(null);
 
   const load = useCallback(async () => {
@@ -134,9 +117,9 @@ function Documents({ base, onCountsChanged }: { base: TKnowledgeBaseView; onCoun
       const result = await apiRequest<{ documents: TKnowledgeDocumentView[] }>(`/api/knowledge/${base.id}/documents`);
       setDocuments(result.documents);
     } catch (failure) {
-      setError(errorMessage(failure));
+      fail(failure);
     }
-  }, [base.id]);
+  }, [base.id, fail]);
 
   useEffect(() => {
     let cancelled = false;
@@ -145,13 +128,13 @@ function Documents({ base, onCountsChanged }: { base: TKnowledgeBaseView; onCoun
         if (!cancelled) setDocuments(result.documents);
       },
       (failure: unknown) => {
-        if (!cancelled) setError(errorMessage(failure));
+        if (!cancelled) fail(failure);
       },
     );
     return () => {
       cancelled = true;
     };
-  }, [base.id]);
+  }, [base.id, fail]);
 
   // While anything is indexing, follow its progress.
   const busy = documents?.some((document) => document.status === "pending" || document.status === "indexing");
@@ -161,26 +144,26 @@ function Documents({ base, onCountsChanged }: { base: TKnowledgeBaseView; onCoun
     return () => clearInterval(timer);
   }, [busy, load, onCountsChanged]);
 
-  async function upload(event: FormEvent) {
+  // Each file on its own: one refused file does not stop the others, and every refusal is said.
+  const upload = (event: FormEvent) => {
     event.preventDefault();
-    const files = [...(fileInput.current?.files ?? [])];
-    if (!files.length) return setError("Choose a file first.");
-    setUploading(true);
-    setError(undefined);
-    const problems: string[] = [];
-    for (const file of files) {
-      try {
-        const document = await uploadFile(base.id, file);
-        setDocuments((current) => [document, ...(current ?? []).filter((item) => item.id !== document.id)]);
-      } catch (failure) {
-        problems.push(errorMessage(failure));
+    void run("upload", async () => {
+      const files = [...(fileInput.current?.files ?? [])];
+      if (!files.length) throw new ShownError("Choose a file first.");
+      const problems: string[] = [];
+      for (const file of files) {
+        try {
+          const document = await uploadFile(base.id, file);
+          setDocuments((current) => [document, ...(current ?? []).filter((item) => item.id !== document.id)]);
+        } catch (failure) {
+          problems.push(errorMessage(failure));
+        }
       }
-    }
-    if (problems.length) setError(problems.join(" "));
-    if (fileInput.current) fileInput.current.value = "";
-    setUploading(false);
-    onCountsChanged();
-  }
+      if (fileInput.current) fileInput.current.value = "";
+      onCountsChanged();
+      if (problems.length) throw new ShownError(problems.join(" "));
+    });
+  };
 
   return (
     <div className="space-y-4">
@@ -201,7 +184,7 @@ function Documents({ base, onCountsChanged }: { base: TKnowledgeBaseView; onCoun
         </Button>
       </form>
       <p className="text-xs text-neutral-500 dark:text-neutral-400">Text, Markdown, HTML or PDF. Indexing runs in the background; you can leave this page.</p>
-      {error ? <Alert>{error}</Alert> : null}
+      <FeedbackAlert feedback={feedback} />
       {documents === undefined ? (
         <p className="text-sm text-neutral-500">Loading…</p>
       ) : documents.length ? (
@@ -223,26 +206,19 @@ function Documents({ base, onCountsChanged }: { base: TKnowledgeBaseView; onCoun
         <p className="text-sm text-neutral-500 dark:text-neutral-400">No documents yet.</p>
       )}
       <div className="border-t border-neutral-200 pt-3 dark:border-neutral-800">
-        <Button size="sm" variant="danger" onClick={() => setConfirmDelete(true)}>
+        <Button size="sm" variant="danger" onClick={() => deletion.ask(base)}>
           Delete knowledge base
         </Button>
       </div>
       <ConfirmDialog
-        open={confirmDelete}
+        {...deletion.dialog}
         title={`Delete “${base.name}”?`}
         confirmLabel="Delete"
         destructive
-        onCancel={() => setConfirmDelete(false)}
-        onConfirm={async () => {
-          try {
-            await apiRequest(`/api/knowledge/${base.id}`, { method: "DELETE" });
-            setConfirmDelete(false);
-            onCountsChanged();
-          } catch (failure) {
-            setError(errorMessage(failure));
-            setConfirmDelete(false);
-          }
-        }}
+        onConfirm={deletion.confirm(async () => {
+          await apiRequest(`/api/knowledge/${base.id}`, { method: "DELETE" });
+          onCountsChanged();
+        })}
       >
         All its documents, chunks and vectors are deleted.
       </ConfirmDialog>
@@ -254,10 +230,8 @@ export function KnowledgeManager({ initialBases }: { initialBases: TKnowledgeBas
   const [bases, setBases] = useState(initialBases);
   const [selected, setSelected] = useState<string | undefined>(initialBases[0]?.id);
   const [name, setName] = useState("");
-  const [error, setError] = useState<string>();
-  const [creating, setCreating] = useState(false);
   const [query, setQuery] = useState("");
-  const [searching, setSearching] = useState(false);
+  const { pending, feedback, run, submit, fail } = useAction();
   const [results, setResults] = useState<{ results: TKnowledgeSearchResult[]; mode: TSearchMode; query: string }>();
 
   const refresh = useCallback(async () => {
@@ -266,40 +240,25 @@ export function KnowledgeManager({ initialBases }: { initialBases: TKnowledgeBas
       setBases(result.knowledgeBases);
       setSelected((current) => (current && result.knowledgeBases.some((base) => base.id === current) ? current : result.knowledgeBases[0]?.id));
     } catch (failure) {
-      setError(errorMessage(failure));
+      fail(failure);
     }
-  }, []);
+  }, [fail]);
 
-  async function create(event: FormEvent) {
-    event.preventDefault();
-    setCreating(true);
-    setError(undefined);
-    try {
-      const created = await apiRequest<{ knowledgeBase: { id: string; name: string } }>("/api/knowledge", { method: "POST", body: { name } });
-      setName("");
-      await refresh();
-      setSelected(created.knowledgeBase.id);
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setCreating(false);
-    }
-  }
+  const create = submit("create", async () => {
+    const created = await apiRequest<{ knowledgeBase: { id: string; name: string } }>("/api/knowledge", { method: "POST", body: { name } });
+    setName("");
+    await refresh();
+    setSelected(created.knowledgeBase.id);
+  });
 
-  async function search(event: FormEvent) {
+  const search = (event: FormEvent) => {
     event.preventDefault();
     if (!query.trim()) return;
-    setSearching(true);
-    setError(undefined);
-    try {
+    void run("search", async () => {
       const found = await apiRequest<{ results: TKnowledgeSearchResult[]; mode: TSearchMode }>(`/api/knowledge/search?query=${encodeURIComponent(query)}${selected ? `&kb=${selected}` : ""}`);
       setResults({ ...found, query });
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setSearching(false);
-    }
-  }
+    });
+  };
 
   const current = bases.find((base) => base.id === selected);
   return (
@@ -309,11 +268,11 @@ export function KnowledgeManager({ initialBases }: { initialBases: TKnowledgeBas
           New knowledge base name
         </label>
         <input id="new-knowledge-base" className={inputClassName} value={name} onChange={(event) => setName(event.target.value)} placeholder="New knowledge base, e.g. Team handbook" maxLength={100} required />
-        <Button type="submit" pending={creating} className="shrink-0">
+        <Button type="submit" pending={pending === "create"} className="shrink-0">
           Create
         </Button>
       </form>
-      {error ? <Alert>{error}</Alert> : null}
+      <FeedbackAlert feedback={feedback} />
       {bases.length ? (
         <div className="space-y-4">
           <div role="tablist" aria-label="Knowledge bases" className="flex flex-wrap gap-2">
@@ -348,7 +307,7 @@ export function KnowledgeManager({ initialBases }: { initialBases: TKnowledgeBas
               Search this knowledge base
             </label>
             <input id="knowledge-search" type="search" className={inputClassName} value={query} onChange={(event) => setQuery(event.target.value)} placeholder={`Search ${current?.name ?? "your documents"}`} />
-            <Button type="submit" variant="secondary" pending={searching}>
+            <Button type="submit" variant="secondary" pending={pending === "search"}>
               Search
             </Button>
           </form>

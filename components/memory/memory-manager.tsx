@@ -2,8 +2,10 @@
 
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
-import { Alert } from "@/components/ui/alert";
+import { apiRequest } from "@/components/api-request";
+import { useAction } from "@/components/forms/use-action";
+import { useConfirmation } from "@/components/forms/use-confirmation";
+import { FeedbackAlert } from "@/components/ui/alert";
 import { Button, buttonClassName } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { DateTime } from "@/components/ui/date-time";
@@ -40,38 +42,22 @@ function MemoryRow({ memory, onChanged, onDeleted }: { memory: TMemoryView; onCh
   const [editing, setEditing] = useState(false);
   const [content, setContent] = useState(memory.content);
   const [tags, setTags] = useState(memory.tags.join(", "));
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string>();
-  const [confirming, setConfirming] = useState(false);
+  const { busy, feedback, submit } = useAction();
+  const deletion = useConfirmation<TMemoryView>();
 
-  async function save(event: FormEvent) {
-    event.preventDefault();
-    setPending(true);
-    setError(undefined);
-    try {
-      const result = await apiRequest<{ memory: TMemoryView }>(`/api/memories/${memory.id}`, {
-        method: "PATCH",
-        body: { content, tags: tags.split(",").map((tag) => tag.trim()).filter(Boolean) },
-      });
-      onChanged(result.memory);
-      setEditing(false);
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setPending(false);
-    }
-  }
+  const save = submit("save", async () => {
+    const result = await apiRequest<{ memory: TMemoryView }>(`/api/memories/${memory.id}`, {
+      method: "PATCH",
+      body: { content, tags: tags.split(",").map((tag) => tag.trim()).filter(Boolean) },
+    });
+    onChanged(result.memory);
+    setEditing(false);
+  });
 
-  async function remove() {
-    setPending(true);
-    try {
-      await apiRequest(`/api/memories/${memory.id}`, { method: "DELETE" });
-      onDeleted(memory.id);
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setPending(false);
-    }
-  }
+  const remove = deletion.confirm(async () => {
+    await apiRequest(`/api/memories/${memory.id}`, { method: "DELETE" });
+    onDeleted(memory.id);
+  });
 
   return (
     <li className="py-3" data-memory-id={memory.id}>
@@ -86,7 +72,7 @@ function MemoryRow({ memory, onChanged, onDeleted }: { memory: TMemoryView; onCh
           </label>
           <input id={`tags-${memory.id}`} className={inputClassName} value={tags} onChange={(event) => setTags(event.target.value)} placeholder="tags, comma separated" />
           <div className="flex gap-2">
-            <Button type="submit" size="sm" pending={pending}>
+            <Button type="submit" size="sm" pending={busy}>
               Save
             </Button>
             <Button size="sm" variant="ghost" onClick={() => setEditing(false)}>
@@ -107,14 +93,14 @@ function MemoryRow({ memory, onChanged, onDeleted }: { memory: TMemoryView; onCh
             <Button size="sm" variant="ghost" onClick={() => setEditing(true)} aria-label={`Edit memory: ${memory.content.slice(0, 60)}`}>
               Edit
             </Button>
-            <Button size="sm" variant="ghost" onClick={() => setConfirming(true)} aria-label={`Delete memory: ${memory.content.slice(0, 60)}`}>
+            <Button size="sm" variant="ghost" onClick={() => deletion.ask(memory)} aria-label={`Delete memory: ${memory.content.slice(0, 60)}`}>
               Delete
             </Button>
           </div>
         </div>
       )}
-      {error ? <Alert className="mt-2">{error}</Alert> : null}
-      <ConfirmDialog open={confirming} title="Delete this memory?" confirmLabel="Delete" destructive pending={pending} onConfirm={remove} onCancel={() => setConfirming(false)}>
+      <FeedbackAlert feedback={feedback} className="mt-2" />
+      <ConfirmDialog {...deletion.dialog} title="Delete this memory?" confirmLabel="Delete" destructive onConfirm={remove}>
         {memory.content}
       </ConfirmDialog>
     </li>
@@ -128,23 +114,8 @@ export function MemoryManager({ initialMemories, initialAutoExtract }: { initial
   const [newContent, setNewContent] = useState("");
   const [newTags, setNewTags] = useState("");
   const [autoExtract, setAutoExtract] = useState(initialAutoExtract);
-  const [pending, setPending] = useState<string>();
-  const [error, setError] = useState<string>();
-  const [notice, setNotice] = useState<string>();
-  const [confirmAll, setConfirmAll] = useState(false);
-
-  async function run(what: string, action: () => Promise<void>) {
-    setPending(what);
-    setError(undefined);
-    setNotice(undefined);
-    try {
-      await action();
-    } catch (failure) {
-      setError(errorMessage(failure));
-    } finally {
-      setPending(undefined);
-    }
-  }
+  const { pending, feedback, run, submit, announce } = useAction();
+  const deletionOfAll = useConfirmation<true>();
 
   const search = (event: FormEvent) => {
     event.preventDefault();
@@ -155,19 +126,16 @@ export function MemoryManager({ initialMemories, initialAutoExtract }: { initial
     });
   };
 
-  const add = (event: FormEvent) => {
-    event.preventDefault();
-    void run("add", async () => {
-      const created = await apiRequest<{ memory: TMemoryView }>("/api/memories", {
-        method: "POST",
-        body: { content: newContent, tags: newTags.split(",").map((tag) => tag.trim()).filter(Boolean) },
-      });
-      setMemories((current) => [created.memory, ...current]);
-      setNewContent("");
-      setNewTags("");
-      setNotice("Memory saved.");
+  const add = submit("add", async () => {
+    const created = await apiRequest<{ memory: TMemoryView }>("/api/memories", {
+      method: "POST",
+      body: { content: newContent, tags: newTags.split(",").map((tag) => tag.trim()).filter(Boolean) },
     });
-  };
+    setMemories((current) => [created.memory, ...current]);
+    setNewContent("");
+    setNewTags("");
+    return "Memory saved.";
+  });
 
   const changed = (memory: TMemoryView) => {
     setMemories((current) => current.map((item) => (item.id === memory.id ? memory : item)));
@@ -184,14 +152,12 @@ export function MemoryManager({ initialMemories, initialAutoExtract }: { initial
       setAutoExtract(result.settings.autoExtract);
     });
 
-  const deleteAll = () =>
-    void run("delete-all", async () => {
-      const result = await apiRequest<{ deleted: number }>("/api/memories", { method: "DELETE" });
-      setMemories([]);
-      setResults(undefined);
-      setConfirmAll(false);
-      setNotice(`${result.deleted} memories deleted.`);
-    });
+  const deleteAll = deletionOfAll.confirm(async () => {
+    const result = await apiRequest<{ deleted: number }>("/api/memories", { method: "DELETE" });
+    setMemories([]);
+    setResults(undefined);
+    announce(`${result.deleted} memories deleted.`);
+  });
 
   const shown = results?.memories ?? memories;
   return (
@@ -230,8 +196,7 @@ export function MemoryManager({ initialMemories, initialAutoExtract }: { initial
         </Button>
       </form>
 
-      {error ? <Alert>{error}</Alert> : null}
-      {notice ? <Alert tone="success">{notice}</Alert> : null}
+      <FeedbackAlert feedback={feedback} />
 
       <div>
         <div className="flex flex-wrap items-center justify-between gap-2">
@@ -247,7 +212,7 @@ export function MemoryManager({ initialMemories, initialAutoExtract }: { initial
             <a href="/api/memories/export" download className={buttonClassName({ variant: "secondary", size: "sm" })}>
               Export JSON
             </a>
-            <Button size="sm" variant="danger" disabled={!memories.length} onClick={() => setConfirmAll(true)}>
+            <Button size="sm" variant="danger" disabled={!memories.length} onClick={() => deletionOfAll.ask(true)}>
               Delete all
             </Button>
           </div>
@@ -262,7 +227,7 @@ export function MemoryManager({ initialMemories, initialAutoExtract }: { initial
           <p className="mt-3 text-sm text-neutral-500 dark:text-neutral-400">{results ? "Nothing matches." : "No memories yet. Tell the agent to remember something, or add one above."}</p>
         )}
       </div>
-      <ConfirmDialog open={confirmAll} title="Delete all memories?" confirmLabel="Delete all" destructive pending={pending === "delete-all"} onConfirm={deleteAll} onCancel={() => setConfirmAll(false)}>
+      <ConfirmDialog {...deletionOfAll.dialog} title="Delete all memories?" confirmLabel="Delete all" destructive onConfirm={deleteAll}>
         All {memories.length} memories are deleted for good. Export them first if you want a copy.
       </ConfirmDialog>
     </div>

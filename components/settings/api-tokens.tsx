@@ -1,9 +1,10 @@
 "use client";
 
-import { useState, type FormEvent } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
+import { useState } from "react";
+import { apiRequest } from "@/components/api-request";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
-import { Alert } from "@/components/ui/alert";
+import { useAction } from "@/components/forms/use-action";
+import { FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { DateTime } from "@/components/ui/date-time";
 import { TextField } from "@/components/ui/text-field";
@@ -17,49 +18,24 @@ export function ApiTokens({ initialTokens }: { initialTokens: TApiTokenRow[] }) 
   const fallbackAction = useFormFallbackAction();
   const [tokens, setTokens] = useState(initialTokens);
   const [name, setName] = useState("");
-  const [creating, setCreating] = useState(false);
-  const [revoking, setRevoking] = useState<ReadonlySet<string>>(new Set());
   const [created, setCreated] = useState<TCreatedToken>();
-  const [error, setError] = useState<string>();
-  const [notice, setNotice] = useState<string>();
+  const { pending, busy, feedback, run, submit } = useAction();
 
-  async function onCreate(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setCreating(true);
-    setError(undefined);
-    setNotice(undefined);
-    try {
-      const token = await apiRequest<TCreatedToken>("/api/tokens", { method: "POST", body: { name } });
-      setCreated(token);
-      setTokens((rows) => [{ id: token.id, name: token.name, prefix: token.prefix, createdAt: token.createdAt, lastUsedAt: token.lastUsedAt, active: true }, ...rows]);
-      setName("");
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setCreating(false);
-    }
-  }
+  const onCreate = submit("create", async () => {
+    const token = await apiRequest<TCreatedToken>("/api/tokens", { method: "POST", body: { name } });
+    setCreated(token);
+    setTokens((rows) => [{ id: token.id, name: token.name, prefix: token.prefix, createdAt: token.createdAt, lastUsedAt: token.lastUsedAt, active: true }, ...rows]);
+    setName("");
+  });
 
-  async function onRevoke(row: TApiTokenRow) {
-    setRevoking((ids) => new Set(ids).add(row.id));
-    setError(undefined);
-    setNotice(undefined);
-    try {
+  const onRevoke = (row: TApiTokenRow) =>
+    run(row.id, async () => {
       await apiRequest(`/api/tokens/${encodeURIComponent(row.id)}`, { method: "DELETE" });
       setTokens((rows) => rows.filter((token) => token.id !== row.id));
       if (created?.id === row.id) setCreated(undefined);
       // The row is gone, so the message need not repeat the name.
-      setNotice("Token revoked. Programs using it can no longer call the API.");
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setRevoking((ids) => {
-        const next = new Set(ids);
-        next.delete(row.id);
-        return next;
-      });
-    }
-  }
+      return "Token revoked. Programs using it can no longer call the API.";
+    });
 
   return (
     <div className="space-y-6">
@@ -80,13 +56,12 @@ export function ApiTokens({ initialTokens }: { initialTokens: TApiTokenRow[] }) 
           value={name}
           onChange={(event) => setName(event.target.value)}
         />
-        <Button type="submit" pending={creating}>
+        <Button type="submit" pending={pending === "create"}>
           Create token
         </Button>
       </form>
 
-      {error ? <Alert tone="error">{error}</Alert> : null}
-      {notice ? <Alert tone="success">{notice}</Alert> : null}
+      <FeedbackAlert feedback={feedback} />
       {created ? (
         <SecretOnce
           title="New token created"
@@ -136,7 +111,8 @@ export function ApiTokens({ initialTokens }: { initialTokens: TApiTokenRow[] }) 
                 size="sm"
                 className="self-start sm:self-auto"
                 aria-label={`Revoke ${token.name}`}
-                pending={revoking.has(token.id)}
+                pending={pending === token.id}
+                disabled={busy}
                 onClick={() => onRevoke(token)}
               >
                 Revoke

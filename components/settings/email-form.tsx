@@ -3,11 +3,11 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { apiRequest } from "@/components/api-request";
-import { useSaveForm } from "@/components/forms/use-save-form";
+import { CurrentPasswordField, EmailField } from "@/components/forms/account-fields";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
-import { Alert } from "@/components/ui/alert";
+import { useSaveForm } from "@/components/forms/use-save-form";
+import { FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
-import { TextField } from "@/components/ui/text-field";
 
 /** A new sign-in email, confirmed with the current password. */
 export function EmailForm({ email }: { email: string }) {
@@ -25,18 +25,9 @@ export function EmailForm({ email }: { email: string }) {
 
   return (
     <form method="post" action={fallbackAction} onSubmit={onSubmit} className="max-w-md space-y-4" noValidate>
-      <TextField label="Email address" name="email" type="email" autoComplete="email" inputMode="email" required value={newEmail} onChange={(event) => setNewEmail(event.target.value)} />
-      <TextField
-        label="Current password"
-        name="currentPassword"
-        type="password"
-        autoComplete="current-password"
-        required
-        hint="To confirm it is you. You stay signed in."
-        value={currentPassword}
-        onChange={(event) => setCurrentPassword(event.target.value)}
-      />
-      {result ? <Alert tone={result.tone}>{result.message}</Alert> : null}
+      <EmailField label="Email address" value={newEmail} onChange={setNewEmail} />
+      <CurrentPasswordField label="Current password" name="currentPassword" hint="To confirm it is you. You stay signed in." value={currentPassword} onChange={setCurrentPassword} />
+      <FeedbackAlert feedback={result} />
       <Button type="submit" pending={pending} disabled={!currentPassword || newEmail.trim().toLowerCase() === email}>
         Change email
       </Button>

@@ -2,9 +2,9 @@
 
 import { useId, useState } from "react";
 import { apiRequest } from "@/components/api-request";
-import { useSaveForm } from "@/components/forms/use-save-form";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
-import { Alert } from "@/components/ui/alert";
+import { useSaveForm } from "@/components/forms/use-save-form";
+import { FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { inputClassName } from "@/components/ui/text-field";
 
@@ -43,7 +43,7 @@ export function InstructionsForm({ initial }: { initial: string | null }) {
       <p id={`${id}-hint`} className="text-xs text-neutral-500 dark:text-neutral-400">
         What xclaw should know about you or how it should answer, in every chat. {text.length.toLocaleString("en-US")} / {MAX_LENGTH.toLocaleString("en-US")} characters.
       </p>
-      {result ? <Alert tone={result.tone}>{result.message}</Alert> : null}
+      <FeedbackAlert feedback={result} />
       <Button type="submit" pending={pending}>
         Save instructions
       </Button>

@@ -1,8 +1,10 @@
 "use client";
 
-import { useId, useState, type FormEvent } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
-import { Alert } from "@/components/ui/alert";
+import { useId, useState } from "react";
+import { apiRequest } from "@/components/api-request";
+import { ShownError, useAction } from "@/components/forms/use-action";
+import { useConfirmation } from "@/components/forms/use-confirmation";
+import { FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { DateTime } from "@/components/ui/date-time";
@@ -30,79 +32,44 @@ export function NotificationChannels({ initialChannels }: { initialChannels: TNo
   const [kind, setKind] = useState<TNotificationChannelKind>("feishu");
   const [url, setUrl] = useState("");
   const [secret, setSecret] = useState("");
-  const [creating, setCreating] = useState(false);
-  const [pendingId, setPendingId] = useState<string>();
-  const [error, setError] = useState<string>();
-  const [notice, setNotice] = useState<{ tone: "success" | "error"; text: string }>();
   const [shownSecret, setShownSecret] = useState<{ channel: string; secret: string }>();
-  const [deleting, setDeleting] = useState<TNotificationChannelView>();
-  const [deletePending, setDeletePending] = useState(false);
+  // The list's actions (Send test, Switch on/off, Delete) say how they went above the form; adding says it in the form.
+  const { pending: pendingId, feedback: notice, run, announce } = useAction();
+  const creation = useAction();
+  const deletion = useConfirmation<TNotificationChannelView>();
 
   const replace = (channel: TNotificationChannelView) => setChannels((rows) => rows.map((row) => (row.id === channel.id ? channel : row)));
 
-  async function onCreate(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setCreating(true);
-    setError(undefined);
-    setNotice(undefined);
-    try {
-      const body = { name, kind, ...(kind === "log" ? {} : { url }), ...(secret.trim() && kind !== "log" ? { secret: secret.trim() } : {}) };
-      const created = await apiRequest<{ channel: TNotificationChannelView; secret?: string }>("/api/notification-channels", { method: "POST", body });
-      setChannels((rows) => [...rows, created.channel]);
-      if (created.secret) setShownSecret({ channel: created.channel.name, secret: created.secret });
-      setName("");
-      setUrl("");
-      setSecret("");
-      setNotice({ tone: "success", text: `"${created.channel.name}" was added. Send a test to check it.` });
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setCreating(false);
-    }
-  }
+  const onCreate = creation.submit("create", async () => {
+    const body = { name, kind, ...(kind === "log" ? {} : { url }), ...(secret.trim() && kind !== "log" ? { secret: secret.trim() } : {}) };
+    const created = await apiRequest<{ channel: TNotificationChannelView; secret?: string }>("/api/notification-channels", { method: "POST", body });
+    setChannels((rows) => [...rows, created.channel]);
+    if (created.secret) setShownSecret({ channel: created.channel.name, secret: created.secret });
+    setName("");
+    setUrl("");
+    setSecret("");
+    return `"${created.channel.name}" was added. Send a test to check it.`;
+  });
 
-  async function sendTest(channel: TNotificationChannelView) {
-    setPendingId(channel.id);
-    setNotice(undefined);
-    try {
+  const sendTest = (channel: TNotificationChannelView) =>
+    run(channel.id, async () => {
       const result = await apiRequest<{ ok: boolean; error: string | null; channel: TNotificationChannelView }>(`/api/notification-channels/${encodeURIComponent(channel.id)}/test`, { method: "POST" });
       replace(result.channel);
-      setNotice(result.ok ? { tone: "success", text: `A test notification went to "${channel.name}".` } : { tone: "error", text: `The test to "${channel.name}" failed: ${result.error}` });
-    } catch (caught) {
-      setNotice({ tone: "error", text: errorMessage(caught) });
-    } finally {
-      setPendingId(undefined);
-    }
-  }
+      if (!result.ok) throw new ShownError(`The test to "${channel.name}" failed: ${result.error}`);
+      return `A test notification went to "${channel.name}".`;
+    });
 
-  async function setEnabled(channel: TNotificationChannelView, enabled: boolean) {
-    setPendingId(channel.id);
-    setNotice(undefined);
-    try {
+  const setEnabled = (channel: TNotificationChannelView, enabled: boolean) =>
+    run(channel.id, async () => {
       const result = await apiRequest<{ channel: TNotificationChannelView }>(`/api/notification-channels/${encodeURIComponent(channel.id)}`, { method: "PATCH", body: { enabled } });
       replace(result.channel);
-    } catch (caught) {
-      setNotice({ tone: "error", text: errorMessage(caught) });
-    } finally {
-      setPendingId(undefined);
-    }
-  }
+    });
 
-  async function confirmDelete() {
-    if (!deleting) return;
-    setDeletePending(true);
-    try {
-      await apiRequest(`/api/notification-channels/${encodeURIComponent(deleting.id)}`, { method: "DELETE" });
-      setChannels((rows) => rows.filter((row) => row.id !== deleting.id));
-      setNotice({ tone: "success", text: `"${deleting.name}" was deleted.` });
-      setDeleting(undefined);
-    } catch (caught) {
-      setNotice({ tone: "error", text: errorMessage(caught) });
-      setDeleting(undefined);
-    } finally {
-      setDeletePending(false);
-    }
-  }
+  const confirmDelete = deletion.confirm(async (channel) => {
+    await apiRequest(`/api/notification-channels/${encodeURIComponent(channel.id)}`, { method: "DELETE" });
+    setChannels((rows) => rows.filter((row) => row.id !== channel.id));
+    announce(`"${channel.name}" was deleted.`);
+  });
 
   return (
     <div className="space-y-6">
@@ -140,7 +107,7 @@ export function NotificationChannels({ initialChannels }: { initialChannels: TNo
                 <Button size="sm" variant="ghost" disabled={pendingId === channel.id} aria-label={`${channel.enabled ? "Switch off" : "Switch on"} ${channel.name}`} onClick={() => void setEnabled(channel, !channel.enabled)}>
                   {channel.enabled ? "Switch off" : "Switch on"}
                 </Button>
-                <Button size="sm" variant="danger" aria-label={`Delete ${channel.name}`} onClick={() => setDeleting(channel)}>
+                <Button size="sm" variant="danger" aria-label={`Delete ${channel.name}`} onClick={() => deletion.ask(channel)}>
                   Delete
                 </Button>
               </div>
@@ -151,7 +118,7 @@ export function NotificationChannels({ initialChannels }: { initialChannels: TNo
         <p className="text-sm text-neutral-500 dark:text-neutral-400">No channels yet: notifications only appear under the bell.</p>
       )}
 
-      {notice ? <Alert tone={notice.tone}>{notice.text}</Alert> : null}
+      <FeedbackAlert feedback={notice} />
       {shownSecret ? (
         <SecretOnce
           title={`Signing secret of "${shownSecret.channel}"`}
@@ -205,23 +172,15 @@ export function NotificationChannels({ initialChannels }: { initialChannels: TNo
             />
           </>
         ) : null}
-        {error ? <Alert tone="error">{error}</Alert> : null}
+        <FeedbackAlert feedback={creation.feedback} />
         <div className="flex justify-end">
-          <Button type="submit" pending={creating}>
+          <Button type="submit" pending={creation.busy}>
             Add channel
           </Button>
         </div>
       </form>
 
-      <ConfirmDialog
-        open={deleting !== undefined}
-        title={`Delete "${deleting?.name ?? ""}"?`}
-        confirmLabel="Delete channel"
-        destructive
-        pending={deletePending}
-        onConfirm={() => void confirmDelete()}
-        onCancel={() => setDeleting(undefined)}
-      >
+      <ConfirmDialog {...deletion.dialog} title={`Delete "${deletion.subject?.name ?? ""}"?`} confirmLabel="Delete channel" destructive onConfirm={confirmDelete}>
         Jobs and endpoints that used it keep notifying through their other channels and the bell.
       </ConfirmDialog>
     </div>

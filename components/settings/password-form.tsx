@@ -1,13 +1,14 @@
 "use client";
 
 import { signOut } from "next-auth/react";
-import { useState, type FormEvent } from "react";
-import { hardNavigate } from "@/components/hard-navigate";
-import { apiRequest, errorMessage } from "@/components/api-request";
+import { useState } from "react";
+import { apiRequest } from "@/components/api-request";
+import { CurrentPasswordField, NewPasswordField } from "@/components/forms/account-fields";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
-import { Alert } from "@/components/ui/alert";
+import { useAction } from "@/components/forms/use-action";
+import { hardNavigate } from "@/components/hard-navigate";
+import { FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
-import { TextField } from "@/components/ui/text-field";
 
 // Long enough to read the confirmation before the sign-in page replaces it.
 const REDIRECT_DELAY_MS = 1200;
@@ -16,55 +17,34 @@ export function PasswordForm({ passwordMinLength }: { passwordMinLength: number 
   const fallbackAction = useFormFallbackAction();
   const [currentPassword, setCurrentPassword] = useState("");
   const [newPassword, setNewPassword] = useState("");
-  const [pending, setPending] = useState(false);
-  const [done, setDone] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, feedback, submit } = useAction();
+  const done = feedback?.tone === "success";
 
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setPending(true);
-    setError(undefined);
-    try {
+  const onSubmit = submit(
+    "change",
+    async () => {
       await apiRequest("/api/me/password", { method: "POST", body: { currentPassword, newPassword } });
-    } catch (caught) {
-      setError(errorMessage(caught));
-      setPending(false);
-      return;
-    }
-    // The server has ended every session, this one included; clear the cookie and go sign in.
-    setDone(true);
-    await new Promise((resolve) => setTimeout(resolve, REDIRECT_DELAY_MS));
-    await signOut({ callbackUrl: "/sign-in" }).catch(() => hardNavigate("/sign-in"));
-  }
+      // The server has ended every session, this one included; clear the cookie and go sign in.
+      setTimeout(() => void signOut({ callbackUrl: "/sign-in" }).catch(() => hardNavigate("/sign-in")), REDIRECT_DELAY_MS);
+      return "Password changed. Every session has been signed out; taking you to sign in with your new password…";
+    },
+    { leaving: true },
+  );
 
   return (
     <form method="post" action={fallbackAction} onSubmit={onSubmit} className="max-w-md space-y-4" noValidate>
-      <TextField
-        label="Current password"
-        name="currentPassword"
-        type="password"
-        autoComplete="current-password"
-        required
-        disabled={done}
-        value={currentPassword}
-        onChange={(event) => setCurrentPassword(event.target.value)}
-      />
-      <TextField
+      <CurrentPasswordField label="Current password" name="currentPassword" disabled={done} value={currentPassword} onChange={setCurrentPassword} />
+      <NewPasswordField
         label="New password"
         name="newPassword"
-        type="password"
-        autoComplete="new-password"
-        required
         disabled={done}
-        hint={`At least ${passwordMinLength} characters, mixing letters with a digit or symbol. Changing it signs you out everywhere and ends your API tokens.`}
+        passwordMinLength={passwordMinLength}
+        consequence="Changing it signs you out everywhere and ends your API tokens."
         value={newPassword}
-        onChange={(event) => setNewPassword(event.target.value)}
+        onChange={setNewPassword}
       />
-      {error ? <Alert tone="error">{error}</Alert> : null}
-      {done ? (
-        <Alert tone="success">Password changed. Every session has been signed out; taking you to sign in with your new password…</Alert>
-      ) : null}
-      <Button type="submit" pending={pending}>
+      <FeedbackAlert feedback={feedback} />
+      <Button type="submit" pending={busy}>
         Change password
       </Button>
     </form>

@@ -3,9 +3,9 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { apiRequest } from "@/components/api-request";
-import { useSaveForm } from "@/components/forms/use-save-form";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
-import { Alert } from "@/components/ui/alert";
+import { useSaveForm } from "@/components/forms/use-save-form";
+import { FeedbackAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/text-field";
 
@@ -38,7 +38,7 @@ export function ProfileForm({ initialName }: { initialName: string | null }) {
           clearResult();
         }}
       />
-      {result ? <Alert tone={result.tone}>{result.message}</Alert> : null}
+      <FeedbackAlert feedback={result} />
       <Button type="submit" pending={pending}>
         Save
       </Button>

@@ -1,7 +1,9 @@
 "use client";
 
-import { useState, type FormEvent } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
+import { useState } from "react";
+import { apiRequest } from "@/components/api-request";
+import { useAction } from "@/components/forms/use-action";
+import { useConfirmation } from "@/components/forms/use-confirmation";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -83,55 +85,33 @@ function Snippets({ endpoint, secret }: { endpoint: TWebhookEndpointView; secret
 export function WebhookEndpoints({ initialEndpoints }: { initialEndpoints: TWebhookEndpointView[] }) {
   const [endpoints, setEndpoints] = useState(initialEndpoints);
   const [name, setName] = useState("");
-  const [creating, setCreating] = useState(false);
-  const [error, setError] = useState<string>();
   const [notice, setNotice] = useState<string>();
   const [shown, setShown] = useState<{ endpoint: TWebhookEndpointView; secret: string }>();
   const [setupOpen, setSetupOpen] = useState<string>();
-  const [confirm, setConfirm] = useState<{ action: "rotate" | "delete"; endpoint: TWebhookEndpointView }>();
-  const [confirmPending, setConfirmPending] = useState(false);
-  const [confirmError, setConfirmError] = useState<string>();
+  const { busy: creating, error, submit } = useAction();
+  const confirmation = useConfirmation<{ action: "rotate" | "delete"; endpoint: TWebhookEndpointView }>();
+  const confirm = confirmation.subject;
 
-  async function onCreate(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    setCreating(true);
-    setError(undefined);
+  const onCreate = submit("create", async () => {
     setNotice(undefined);
-    try {
-      const created = await apiRequest<{ secret: string; endpoint: TWebhookEndpointView }>("/api/webhook/endpoints", { method: "POST", body: { name } });
-      setEndpoints((rows) => [...rows, created.endpoint]);
-      setShown({ endpoint: created.endpoint, secret: created.secret });
-      setName("");
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setCreating(false);
-    }
-  }
+    const created = await apiRequest<{ secret: string; endpoint: TWebhookEndpointView }>("/api/webhook/endpoints", { method: "POST", body: { name } });
+    setEndpoints((rows) => [...rows, created.endpoint]);
+    setShown({ endpoint: created.endpoint, secret: created.secret });
+    setName("");
+  });
 
-  async function onConfirm() {
-    if (!confirm) return;
-    setConfirmPending(true);
-    setConfirmError(undefined);
-    const { action, endpoint } = confirm;
-    try {
-      if (action === "rotate") {
-        const rotated = await apiRequest<{ secret: string; endpoint: TWebhookEndpointView }>(`/api/webhook/endpoints/${encodeURIComponent(endpoint.id)}/rotate`, { method: "POST" });
-        setEndpoints((rows) => rows.map((row) => (row.id === endpoint.id ? rotated.endpoint : row)));
-        setShown({ endpoint: rotated.endpoint, secret: rotated.secret });
-      } else {
-        await apiRequest(`/api/webhook/endpoints/${encodeURIComponent(endpoint.id)}`, { method: "DELETE" });
-        setEndpoints((rows) => rows.filter((row) => row.id !== endpoint.id));
-        if (shown?.endpoint.id === endpoint.id) setShown(undefined);
-        setNotice(`"${endpoint.name}" was deleted; its secret no longer works.`);
-      }
-      setConfirm(undefined);
-    } catch (caught) {
-      setConfirmError(errorMessage(caught));
-    } finally {
-      setConfirmPending(false);
+  const onConfirm = confirmation.confirm(async ({ action, endpoint }) => {
+    if (action === "rotate") {
+      const rotated = await apiRequest<{ secret: string; endpoint: TWebhookEndpointView }>(`/api/webhook/endpoints/${encodeURIComponent(endpoint.id)}/rotate`, { method: "POST" });
+      setEndpoints((rows) => rows.map((row) => (row.id === endpoint.id ? rotated.endpoint : row)));
+      setShown({ endpoint: rotated.endpoint, secret: rotated.secret });
+    } else {
+      await apiRequest(`/api/webhook/endpoints/${encodeURIComponent(endpoint.id)}`, { method: "DELETE" });
+      setEndpoints((rows) => rows.filter((row) => row.id !== endpoint.id));
+      if (shown?.endpoint.id === endpoint.id) setShown(undefined);
+      setNotice(`"${endpoint.name}" was deleted; its secret no longer works.`);
     }
-  }
+  });
 
   return (
     <div className="space-y-6">
@@ -156,10 +136,10 @@ export function WebhookEndpoints({ initialEndpoints }: { initialEndpoints: TWebh
                   <Button size="sm" variant="ghost" aria-expanded={setupOpen === endpoint.id} aria-label={`Setup for ${endpoint.name}`} onClick={() => setSetupOpen(setupOpen === endpoint.id ? undefined : endpoint.id)}>
                     Setup
                   </Button>
-                  <Button size="sm" variant="secondary" aria-label={`Rotate the secret of ${endpoint.name}`} onClick={() => setConfirm({ action: "rotate", endpoint })}>
+                  <Button size="sm" variant="secondary" aria-label={`Rotate the secret of ${endpoint.name}`} onClick={() => confirmation.ask({ action: "rotate", endpoint })}>
                     Rotate secret
                   </Button>
-                  <Button size="sm" variant="danger" aria-label={`Delete ${endpoint.name}`} onClick={() => setConfirm({ action: "delete", endpoint })}>
+                  <Button size="sm" variant="danger" aria-label={`Delete ${endpoint.name}`} onClick={() => confirmation.ask({ action: "delete", endpoint })}>
                     Delete
                   </Button>
                 </div>
@@ -188,17 +168,11 @@ export function WebhookEndpoints({ initialEndpoints }: { initialEndpoints: TWebh
       {error ? <Alert tone="error">{error}</Alert> : null}
 
       <ConfirmDialog
-        open={confirm !== undefined}
+        {...confirmation.dialog}
         title={confirm?.action === "rotate" ? `Rotate the secret of "${confirm.endpoint.name}"?` : `Delete "${confirm?.endpoint.name ?? ""}"?`}
         confirmLabel={confirm?.action === "rotate" ? "Rotate secret" : "Delete endpoint"}
         destructive
-        pending={confirmPending}
-        error={confirmError}
-        onConfirm={() => void onConfirm()}
-        onCancel={() => {
-          setConfirm(undefined);
-          setConfirmError(undefined);
-        }}
+        onConfirm={onConfirm}
       >
         {confirm?.action === "rotate" ? "The current secret stops working at once; update your monitoring with the new one." : "Alerts sent to it are refused from now on."}
       </ConfirmDialog>

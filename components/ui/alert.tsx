@@ -33,3 +33,12 @@ export function Alert({
     </div>
   );
 }
+
+/** What the last action said (use-action.ts): its confirmation or its error, or nothing yet. */
+export function FeedbackAlert({ feedback, className }: { feedback: { tone: "success" | "error"; message: string } | undefined; className?: string }) {
+  return feedback ? (
+    <Alert tone={feedback.tone} className={className}>
+      {feedback.message}
+    </Alert>
+  ) : null;
+}

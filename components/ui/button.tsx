@@ -1,4 +1,5 @@
 import type { ComponentProps } from "react";
+import { SpinnerIcon } from "./icons";
 
 type TButtonVariant = "primary" | "secondary" | "danger" | "ghost";
 type TButtonSize = "md" | "sm";
@@ -48,17 +49,16 @@ export function Button({ variant, size, pending = false, className, disabled, ch
       aria-busy={pending || undefined}
       {...rest}
     >
-      {pending ? <Spinner /> : null}
+      {pending ? <SpinnerIcon /> : null}
       {children}
     </button>
   );
 }
 
-function Spinner() {
-  return (
-    <svg className="size-4 animate-spin" viewBox="0 0 24 24" fill="none" aria-hidden="true">
-      <circle cx="12" cy="12" r="9" stroke="currentColor" strokeOpacity="0.25" strokeWidth="3" />
-      <path d="M21 12a9 9 0 0 0-9-9" stroke="currentColor" strokeWidth="3" strokeLinecap="round" />
-    </svg>
-  );
+/**
+ * A button that shows only an icon: its label is its accessible name and its tooltip. The look
+ * belongs to where it stands (a message's actions, the lightbox, a chat row), so it is passed in.
+ */
+export function IconButton({ label, className, type = "button", ...rest }: Omit<ComponentProps<"button">, "aria-label" | "title"> & { label: string; className: string }) {
+  return <button type={type} aria-label={label} title={label} className={className} {...rest} />;
 }

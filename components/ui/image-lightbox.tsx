@@ -1,6 +1,7 @@
 "use client";
 
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from "react";
+import { IconButton } from "./button";
 
 /**
  * Full-size images (browser screenshots, attached pictures) in a modal on the native <dialog>:
@@ -91,15 +92,8 @@ export function LightboxProvider({ children }: { children: ReactNode }) {
 
 function LightboxButton({ label, onClick, disabled, children }: { label: string; onClick: () => void; disabled?: boolean; children: ReactNode }) {
   return (
-    <button
-      type="button"
-      aria-label={label}
-      title={label}
-      onClick={onClick}
-      disabled={disabled}
-      className="grid size-10 place-items-center rounded-lg text-lg hover:bg-white/10 focus-visible:outline-2 focus-visible:outline-blue-400 disabled:opacity-40"
-    >
+    <IconButton label={label} onClick={onClick} disabled={disabled} className="grid size-10 place-items-center rounded-lg text-lg hover:bg-white/10 focus-visible:outline-2 focus-visible:outline-blue-400 disabled:opacity-40">
       {children}
-    </button>
+    </IconButton>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { useDismiss } from "./use-dismiss";
 
 /**
  * A small dropdown of actions (menu button pattern): the button opens it and focus moves to the
@@ -16,15 +17,10 @@ export function Menu({ label, icon, items, buttonClassName }: { label: string; i
   const list = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    if (!open) return;
-    list.current?.querySelector<HTMLElement>("[role=menuitem]")?.focus();
-    const onPointer = (event: PointerEvent) => {
-      const target = event.target instanceof Node ? event.target : null;
-      if (!list.current?.contains(target) && !button.current?.contains(target)) setOpen(false);
-    };
-    document.addEventListener("pointerdown", onPointer);
-    return () => document.removeEventListener("pointerdown", onPointer);
+    if (open) list.current?.querySelector<HTMLElement>("[role=menuitem]")?.focus();
   }, [open]);
+  // Escape is the list's own key (below), so that it goes no further than the menu.
+  useDismiss({ open, inside: [list, button], onOutside: () => setOpen(false) });
 
   const close = () => {
     setOpen(false);

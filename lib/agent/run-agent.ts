@@ -1,5 +1,5 @@
 import { fitToContextWindow } from "./context-window";
-import { streamWithFallback } from "@/lib/providers/provider-chain";
+import { completeText, streamWithFallback } from "@/lib/providers/provider-chain";
 import type { TMessage, TToolCall, TUsage } from "@/lib/providers/types";
 import type { TAgentEvent, TAgentOutcome, TRunAgentOptions } from "./agent-types";
 import { stopReasonOf, STOP_REASONS } from "./stop-reasons";
@@ -16,24 +16,17 @@ export type { TAgentEvent, TAgentOutcome, TAgentRecorder, TResumeTurn, TRunAgent
  * it), so a crash never loses a completed step.
  */
 function summarizer(options: TRunAgentOptions) {
-  return async (transcript: string) => {
-    let summary = "";
-    for await (const event of streamWithFallback(
+  return (transcript: string) =>
+    completeText(
       options.providers,
       {
         system: "You write short, factual summaries of conversations for an assistant that has lost the original messages.",
-        messages: [{ role: "user", content: [{ type: "text", text: `Summarise this conversation in at most 200 words, keeping names, numbers, decisions and open tasks:\n\n${transcript}` }] }],
-        tools: [],
+        user: `Summarise this conversation in at most 200 words, keeping names, numbers, decisions and open tasks:\n\n${transcript}`,
         maxOutputTokens: 600,
         signal: options.signal,
       },
       options.retryPolicy,
-    )) {
-      if (event.type === "text-delta") summary += event.text;
-      else if (event.type === "text-discard") summary = "";
-    }
-    return summary;
-  };
+    );
 }
 
 /** Finishes the turn an approval interrupted: the decided call first, then the rest of its calls. */

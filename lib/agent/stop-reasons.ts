@@ -8,6 +8,7 @@ export const STOP_REASONS = {
   timeout: "stopped at the run's time limit",
   shutdown: "stopped because the server is shutting down",
   leaseLost: "stopped because another server took this session over",
+  handover: "handed over to another server process: this one is shutting down",
 } as const;
 
 export type TStopReason = keyof typeof STOP_REASONS;

@@ -128,6 +128,13 @@ export async function runToolPhase(options: TRunAgentOptions, messages: TMessage
       const tool = options.tools.get(call.name);
       emitTo(options, { type: "tool-start", stepId: step.id, stepKey: step.key, call });
       const preview = await previewFor(tool, call, toolContextFor(options, step, call.id));
+      if (preview.refused) {
+        // Asking a person to approve what can never be allowed would teach them to click Approve.
+        const refused = await finishCall(options, call, step, async () => observation(preview.refused!));
+        messages.push({ role: "tool", toolCallId: call.id, toolName: call.name, content: refused.result.content, isError: refused.result.isError });
+        index += 1;
+        continue;
+      }
       const risk = tool ? riskOfCall(tool, call.arguments, riskContext(options)) : "execute";
       const { approvalId, expiresAt } = await options.recorder.approvalRequested(call, step, { risk, preview });
       emitTo(options, { type: "approval-request", approvalId, stepKey: step.key, call, risk, preview, expiresAt: expiresAt.toISOString() });

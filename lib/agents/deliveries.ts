@@ -1,7 +1,7 @@
 import path from "node:path";
 import { db } from "@/lib/db/client";
 import { AppError } from "@/lib/errors";
-import { WorkspacePathError } from "@/lib/sandbox/workspace-files";
+import { WorkspacePathError } from "@/lib/sandbox/workspace-paths";
 import { sandboxRuntime } from "@/lib/sandbox/runtime";
 import { announceTask } from "./worker-hub";
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toApprovalView } from "@/lib/approvals/approval-view";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import type { AgentTask } from "@/lib/db/generated/client";
@@ -111,12 +112,7 @@ function stoppedByPerson(signal: AbortSignal): boolean {
 async function approvalsOf(sessionIds: string[]): Promise<Map<string, TWorkerApproval>> {
   if (!sessionIds.length) return new Map();
   const rows = await db().approval.findMany({ where: { sessionId: { in: sessionIds }, status: "PENDING" } });
-  return new Map(
-    rows.map((row) => [
-      row.sessionId,
-      { approvalId: row.id, toolCallId: row.toolCallId, toolName: row.toolName, risk: row.risk, preview: row.preview, expiresAt: row.expiresAt.toISOString() },
-    ]),
-  );
+  return new Map(rows.map((row) => [row.sessionId, toApprovalView(row)]));
 }
 
 function progressText(kind: TAgentCallKind, tasks: readonly AgentTask[], paused: number): string {

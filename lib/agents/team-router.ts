@@ -1,4 +1,4 @@
-import { streamWithFallback, type TRetryPolicy } from "@/lib/providers/provider-chain";
+import { completeText, type TRetryPolicy } from "@/lib/providers/provider-chain";
 import type { TProvider } from "@/lib/providers/types";
 
 /**
@@ -67,31 +67,16 @@ export async function routeByModel(options: {
   signal?: AbortSignal;
 }): Promise<TRouteDecision> {
   const list = options.members.map((member) => `- ${member.name}: ${member.description}`).join("\n");
-  let answer = "";
-  for await (const event of streamWithFallback(
+  const answer = await completeText(
     options.providers,
     {
       system: "You route a user's message to one expert of a team. Reply with exactly one word: the expert's name, or none.",
-      messages: [
-        {
-          role: "user",
-          content: [
-            {
-              type: "text",
-              text: `Experts:\n${list}\n\nAnswer with the one expert whose speciality the request needs, or none when it needs several steps or none of them fits.\n\nRequest:\n${options.text.slice(0, 4_000)}`,
-            },
-          ],
-        },
-      ],
-      tools: [],
+      user: `Experts:\n${list}\n\nAnswer with the one expert whose speciality the request needs, or none when it needs several steps or none of them fits.\n\nRequest:\n${options.text.slice(0, 4_000)}`,
       maxOutputTokens: 20,
       signal: options.signal,
     },
     options.retryPolicy,
-  )) {
-    if (event.type === "text-delta") answer += event.text;
-    else if (event.type === "text-discard") answer = "";
-  }
+  );
   const word = answer.trim().toLowerCase().replace(/[^a-z0-9_-]/g, " ").trim().split(/\s+/)[0] ?? "";
   const member = options.members.find((candidate) => candidate.name === word);
   return member ? { member: member.name, reason: "chosen by the model router" } : { member: null, reason: "the model router chose none" };

@@ -1,25 +1,22 @@
 import { EventEmitter } from "node:events";
+import { processSingleton } from "@/lib/process-singleton";
 
 /**
  * In-process news about workers, for a parent waiting in the same process as its workers' jobs
  * (the embedded runner, the usual case): what a worker is writing right now (streamed to the
  * parent's card), a wake-up when its task row changes, and how to stop it at once. Across processes
- * the parent reads the task rows instead (liveText, status), a little later. Kept on globalThis:
- * Next.js loads instrumentation (the job runner) and route handlers as separate module graphs.
+ * the parent reads the task rows instead (liveText, status), a little later. One per process
+ * (processSingleton): Next.js loads instrumentation (the job runner) and route handlers as separate
+ * module graphs.
  */
 type THub = { events: EventEmitter; live: Map<string, string>; stops: Map<string, () => void> };
 
-const KEY = Symbol.for("xclaw.agents.worker-hub");
-
 function hub(): THub {
-  const holder = globalThis as unknown as Record<symbol, THub | undefined>;
-  let value = holder[KEY];
-  if (!value) {
-    value = { events: new EventEmitter(), live: new Map(), stops: new Map() };
+  return processSingleton("agents.worker-hub", () => {
+    const value: THub = { events: new EventEmitter(), live: new Map(), stops: new Map() };
     value.events.setMaxListeners(0);
-    holder[KEY] = value;
-  }
-  return value;
+    return value;
+  });
 }
 
 const LIVE_CHARACTERS = 600;

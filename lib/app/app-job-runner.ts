@@ -1,19 +1,22 @@
 import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { environment } from "@/lib/config/environment";
 import { createLogger } from "@/lib/observability/logger";
+import { processSingleton } from "@/lib/process-singleton";
 import { jobCatalog } from "./job-catalog";
 import { createJobRunner, type TJobRunner, type TJobRunnerOptions } from "@/lib/jobs/job-runner";
 
 /**
  * The app's embedded runner: the catalog's jobs with the settings from xclaw.yaml (jobs:). One per
- * process, kept on globalThis because Next.js may load this module more than once. Started by
+ * process (processSingleton) because Next.js may load this module more than once. Started by
  * instrumentation.ts in every Next.js server process when jobs.runner is local; scripts and
  * tests can start one the same way (or build their own with createJobRunner).
  */
 const log = createLogger("jobs");
-const globalForRunner = globalThis as unknown as { xclawJobRunner?: Promise<TJobRunner> };
+// The runner being started or running; cleared when its start fails, so a later call tries again.
+const slot = processSingleton("jobs.app-runner", (): { runner?: Promise<TJobRunner> } => ({}));
 
 export function startJobRunner(overrides: Partial<TJobRunnerOptions> = {}): Promise<TJobRunner> {
-  globalForRunner.xclawJobRunner ??= (async () => {
+  slot.runner ??= (async () => {
     const settings = getBehaviourConfig().jobs;
     const runner = createJobRunner({
       jobs: jobCatalog,
@@ -27,9 +30,9 @@ export function startJobRunner(overrides: Partial<TJobRunnerOptions> = {}): Prom
     await runner.start();
     return runner;
   })();
-  const started = globalForRunner.xclawJobRunner;
+  const started = slot.runner;
   started.catch(() => {
-    if (globalForRunner.xclawJobRunner === started) globalForRunner.xclawJobRunner = undefined;
+    if (slot.runner === started) slot.runner = undefined;
   });
   return started;
 }
@@ -41,7 +44,7 @@ export function startJobRunner(overrides: Partial<TJobRunnerOptions> = {}): Prom
  */
 export async function startAppJobRunner(): Promise<void> {
   if (getBehaviourConfig().jobs.runner !== "local") return;
-  if (!process.env.DATABASE_URL) {
+  if (!environment().DATABASE_URL) {
     log.warn("job runner not started: DATABASE_URL is not set (start the app with `npm run dev` or `npm start`)");
     return;
   }
@@ -54,8 +57,8 @@ export async function startAppJobRunner(): Promise<void> {
 
 /** Graceful shutdown: see TJobRunner.stop. */
 export async function stopJobRunner(options: { graceMs?: number } = {}): Promise<void> {
-  const started = globalForRunner.xclawJobRunner;
-  globalForRunner.xclawJobRunner = undefined;
+  const started = slot.runner;
+  slot.runner = undefined;
   if (!started) return;
   const runner = await started.catch(() => undefined);
   await runner?.stop(options);

@@ -6,6 +6,7 @@ import { createCronManageTool } from "@/lib/chronos/cron-manage-tool";
 import { notifyTool } from "@/lib/chronos/notify-tool";
 import { scanSecretsTool } from "@/lib/chronos/scan-secrets-tool";
 import type { TBehaviourConfig } from "@/lib/config/behaviour";
+import { environment } from "@/lib/config/environment";
 import { memoryCapability } from "@/lib/memory/memory-capability";
 import { pluginToolProviders } from "@/lib/plugins/plugin-runtime";
 import type { TSandboxRuntime } from "@/lib/sandbox/runtime";
@@ -62,7 +63,7 @@ let cached: { runtime: TSandboxRuntime; config: TBehaviourConfig; browserWorker:
  * and the tool objects never change in between.
  */
 export function appCapabilities(runtime: TSandboxRuntime, config: TBehaviourConfig): TToolProvider[] {
-  const browserWorker = process.env.BROWSER_WORKER_URL;
+  const browserWorker = environment().BROWSER_WORKER_URL;
   if (!cached || cached.runtime !== runtime || cached.config !== config || cached.browserWorker !== browserWorker) {
     cached = { runtime, config, browserWorker, providers: buildProviders(runtime, config) };
   }

@@ -6,7 +6,7 @@ import type { TAnyJobDefinition } from "@/lib/jobs/define-job";
 import { jobsPruneJob } from "@/lib/jobs/builtin/jobs-prune";
 import { deliverNotificationJob } from "@/lib/notifications/deliver-job";
 import { memoryJobs } from "@/lib/memory/jobs";
-import { cleanRunStateJob, expireApprovalsJob } from "@/lib/runs/run-jobs";
+import { cleanRunStateJob, expireApprovalsJob, resumeHandedOverJob } from "@/lib/runs/run-jobs";
 
 /**
  * Every job of the app, in one list that both backends use: the embedded runner claims runs of
@@ -20,6 +20,7 @@ export const jobCatalog: readonly TAnyJobDefinition[] = [
   jobsPruneJob,
   expireApprovalsJob,
   cleanRunStateJob,
+  resumeHandedOverJob,
   // Chronos: scheduler tick, executions, run now, prune; notification deliveries.
   ...chronosJobs,
   deliverNotificationJob,

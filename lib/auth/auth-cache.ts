@@ -1,4 +1,6 @@
+import { LRUCache } from "lru-cache";
 import type { User } from "@/lib/db/generated/client";
+import { processSingleton } from "@/lib/process-singleton";
 
 /**
  * Who a bearer token or session cookie belongs to, remembered for a few seconds: authentication is
@@ -8,37 +10,16 @@ import type { User } from "@/lib/db/generated/client";
  * process forgets them within AUTH_CACHE_SECONDS.
  */
 export const AUTH_CACHE_SECONDS = 5;
-const MAX_ENTRIES = 10_000;
 
-type TEntry = { user: User; apiTokenId?: string; expires: number };
 type TFound = { user: User; apiTokenId?: string };
 
-const globalCache = globalThis as unknown as { xclawAuthCache?: Map<string, TEntry>; xclawAuthLookups?: Map<string, Promise<TFound | undefined>> };
-const entries = (globalCache.xclawAuthCache ??= new Map<string, TEntry>());
+// Bounded, least recently used out first; an answer older than AUTH_CACHE_SECONDS is never returned.
+const entries = processSingleton("auth.cache", () => new LRUCache<string, TFound>({ max: 10_000, ttl: AUTH_CACHE_SECONDS * 1000 }));
 // Lookups under way: a browser or client that sends ten chats at once waits for one lookup, not
 // ten (each a statement, and for a token ten updates of its lastUsedAt row queued on its lock).
-const lookups = (globalCache.xclawAuthLookups ??= new Map<string, Promise<TFound | undefined>>());
-
-export function cachedAuth(key: string): TEntry | undefined {
-  const entry = entries.get(key);
-  if (!entry) return undefined;
-  if (entry.expires < Date.now()) {
-    entries.delete(key);
-    return undefined;
-  }
-  return entry;
-}
-
-export function rememberAuth(key: string, value: { user: User; apiTokenId?: string }): void {
-  if (entries.size >= MAX_ENTRIES) {
-    // Oldest first: a Map iterates in insertion order.
-    for (const old of entries.keys()) {
-      entries.delete(old);
-      if (entries.size < MAX_ENTRIES * 0.9) break;
-    }
-  }
-  entries.set(key, { ...value, expires: Date.now() + AUTH_CACHE_SECONDS * 1000 });
-}
+// Not lru-cache's fetch(): forgetting a lookup there rejects its first caller's promise, and the
+// lookups under way cannot be listed to forget them all; here the caller still gets its answer.
+const lookups = processSingleton("auth.lookups", () => new Map<string, Promise<TFound | undefined>>());
 
 /**
  * The remembered answer for `key`, else the lookup already under way for it, else `lookup()`. An
@@ -46,7 +27,7 @@ export function rememberAuth(key: string, value: { user: User; apiTokenId?: stri
  * that began before a revocation neither outlives it nor is shared with a request made after it.
  */
 export function lookUpAuth(key: string, lookup: () => Promise<TFound | undefined>): Promise<TFound | undefined> {
-  const cached = cachedAuth(key);
+  const cached = entries.get(key);
   if (cached) return Promise.resolve(cached);
   const pending = lookups.get(key);
   if (pending) return pending;
@@ -54,7 +35,7 @@ export function lookUpAuth(key: string, lookup: () => Promise<TFound | undefined
     (found) => {
       if (lookups.get(key) === started) {
         lookups.delete(key);
-        if (found) rememberAuth(key, found);
+        if (found) entries.set(key, found);
       }
       return found;
     },
@@ -72,5 +53,7 @@ export function forgetAuth(userId?: string): void {
   // A lookup under way has not said whose credential it is: forget them all (they are seconds old).
   lookups.clear();
   if (!userId) return entries.clear();
-  for (const [key, entry] of entries) if (entry.user.id === userId) entries.delete(key);
+  // Collected first: deleting while lru-cache iterates is not something it promises to handle.
+  const keys = [...entries.entries()].filter(([, entry]) => entry.user.id === userId).map(([key]) => key);
+  for (const key of keys) entries.delete(key);
 }

@@ -1,7 +1,9 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
+import { environment } from "@/lib/config/environment";
 import { createLogger } from "@/lib/observability/logger";
+import { processSingleton } from "@/lib/process-singleton";
 
 /**
  * Who is the client, for per-IP rate limits and the same-origin check.
@@ -21,7 +23,6 @@ import { createLogger } from "@/lib/observability/logger";
  */
 export const PEER_ADDRESS_HEADER = "x-xclaw-peer-address";
 const FORWARDING_HEADERS = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-real-ip", "forwarded"];
-const SECRET_KEY = Symbol.for("xclaw.peerAddressSecret");
 
 const log = createLogger("http");
 
@@ -33,16 +34,13 @@ function readHeader(headers: THeaderSource, name: string): string | undefined {
   return Array.isArray(value) ? value.join(",") : value;
 }
 
-/** The secret is per process and shared through globalThis: Next.js bundles instrumentation and routes separately. */
+/** The secret is one per process (processSingleton): Next.js bundles instrumentation and routes separately. */
 function processSecret(): string {
-  const store = globalThis as { [SECRET_KEY]?: string };
-  store[SECRET_KEY] ??= randomBytes(18).toString("base64url");
-  return store[SECRET_KEY];
+  return processSingleton("auth.peer-address-secret", () => randomBytes(18).toString("base64url"));
 }
 
 export function trustedProxyCount(): number {
-  const value = (process.env.XCLAW_TRUSTED_PROXIES ?? "").trim();
-  return /^\d{1,2}$/.test(value) ? Number(value) : 0;
+  return environment().XCLAW_TRUSTED_PROXIES;
 }
 
 function normalizeAddress(address: string): string {

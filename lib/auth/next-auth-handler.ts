@@ -30,7 +30,7 @@ async function readForm(request: Request): Promise<TFields | undefined> {
   if (request.method !== "POST") return undefined;
   const media = parseMediaType(request.headers.get("content-type"));
   // next-auth's own client posts forms; nothing else is needed, so nothing else is parsed.
-  if (!media || media.type !== "application" || media.subtype !== "x-www-form-urlencoded") {
+  if (media?.type !== "application/x-www-form-urlencoded") {
     throw new AppError("unsupported_media_type", "Send the form as `application/x-www-form-urlencoded`.");
   }
   const text = await readBodyText(request, getBehaviourConfig().http.maxJsonBytes);

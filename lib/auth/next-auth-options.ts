@@ -1,7 +1,8 @@
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
-import { isAppError } from "@/lib/errors";
+import { isAppError, type AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
+import type { TSignInErrorCode } from "@/lib/wire/sign-in";
 import { clientIp } from "./client-ip";
 import { revokeSession } from "./revoked-sessions";
 import { fromSessionJwt, newSessionClaims, sessionMaxAgeSeconds, toSessionJwt } from "./session-token";
@@ -27,6 +28,24 @@ export function safeRedirect({ url, baseUrl }: { url: unknown; baseUrl: string }
   return baseUrl;
 }
 
+/** The code (never the message) a failed sign-in hands back; see lib/wire/sign-in.ts. */
+export function signInErrorCode(error: AppError): TSignInErrorCode {
+  switch (error.code) {
+    case "unauthorized":
+      return "wrong_credentials";
+    case "forbidden":
+      return "account_disabled";
+    case "bad_request":
+      return "invalid_characters";
+    case "rate_limited": {
+      const seconds = Number(error.headers["retry-after"]);
+      return `rate_limited_${Number.isSafeInteger(seconds) && seconds > 0 ? seconds : 60}`;
+    }
+    default:
+      return "unavailable";
+  }
+}
+
 /**
  * next-auth handles the sign-in form post, its CSRF token and the session cookie. The JWT carries
  * only the user id, the session version, a session id and the session's fixed expiry
@@ -50,10 +69,11 @@ export function nextAuthOptions(): NextAuthOptions {
             });
             return { id: user.id, email: user.email, name: user.name, sessionVersion: user.sessionVersion };
           } catch (error) {
-            // next-auth passes an Error's message back to the sign-in form as `error`.
-            if (isAppError(error)) throw new Error(error.message);
+            // next-auth passes an Error's message back to the sign-in form as `error`, in the URL
+            // when the form was posted without script: a code the page maps to its own sentence.
+            if (isAppError(error)) throw new Error(signInErrorCode(error));
             log.error("sign-in failed unexpectedly", { error });
-            throw new Error("Sign-in is unavailable right now. Try again shortly.");
+            throw new Error("unavailable" satisfies TSignInErrorCode);
           }
         },
       }),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import type { TContentPart } from "@/lib/providers/types";
 import { defineTool, type TRiskContext, type TTool, type TToolContext, type TToolPreview, type TToolResult, type TToolRisk } from "@/lib/tools/registry";
-import { allowedOriginSet, originOf, siteName, type TEgressMode } from "./egress";
+import { allowedOriginSet, guardRefusal, originOf, siteName, type TEgressMode } from "./egress";
 import { navigationUrl } from "./navigation-url";
 import { describeSubmission, type TBrowserAction, type TBrowserEgress, type TBrowserObservation, type TBrowserTarget } from "./protocol";
 import { selectorLooksSensitive } from "./sensitive-actions";
@@ -16,7 +16,8 @@ import type { BrowserWorkerClient } from "./worker-client";
  * CAPTCHA, and opening, typing, clicking or submitting on a site that is not allowed (egress,
  * DESIGN.md decision 8, unless `browser.egress: allow`) has to be marked `sensitive` and then goes
  * through the approval policy. The card names the site the data goes to (`preview.origin`), so
- * the owner can allow it for the rest of the chat.
+ * the owner can allow it for the rest of the chat. A destination the worker's SSRF guard refuses
+ * whatever is approved (loopback, link-local, private) is refused in the preview, before any card.
  *
  * Why a flag in the arguments instead of a lookup: riskOf is synchronous and sees only the
  * arguments, and the registry is shared by all sessions. The flag cannot be used to skip an
@@ -56,6 +57,8 @@ function describeTarget(input: { agent_id?: number | string; selector?: string }
 export type TBrowserToolOptions = {
   /** browser.egress; read from xclaw.yaml when absent. */
   egress?: TEgressMode;
+  /** browser.allowedPrivateHosts (the worker's SSRF allow-list); read from xclaw.yaml when absent. */
+  allowedPrivateHosts?: readonly string[];
 };
 
 export function createBrowserTools(client: BrowserWorkerClient, options: TBrowserToolOptions = {}): TTool[] {
@@ -70,10 +73,18 @@ export function createBrowserTools(client: BrowserWorkerClient, options: TBrowse
     return origin;
   };
 
+  /** Why the worker's SSRF guard will refuse to send to `destination` whatever is approved (see guardRefusal). */
+  const refusalOf = (destination: string): string | undefined =>
+    destination === "null" ? undefined : guardRefusal(destination, options.allowedPrivateHosts ?? getBehaviourConfig().browser.allowedPrivateHosts);
+
   // The card names where the action would send data; the worker holds the approved action to it.
   const previewOf = async (context: TToolContext, action: TBrowserAction & { type: "describe" }, fallback: string): Promise<TToolPreview> => {
     const observation = await client.act({ userId: context.userId, sessionId: context.sessionId, action, egress: egressOf(context), signal: context.signal });
     if (observation.isError) return { title: fallback, detail: observation.text };
+    const refusal = observation.destination ? refusalOf(observation.destination) : undefined;
+    if (refusal) {
+      return { title: fallback, refused: `Refused: this would send data to ${observation.destination}, and ${refusal}. The browser sends data to public web sites only, so there is nothing to approve.` };
+    }
     const title = observation.title ?? fallback;
     const origin = newSite(context, observation.destination);
     return { title: observation.submission ? `${title} (${describeSubmission(observation.submission)})` : title, detail: observation.text, ...(origin ? { origin } : {}) };
@@ -102,6 +113,8 @@ export function createBrowserTools(client: BrowserWorkerClient, options: TBrowse
     preview: async ({ url }, context) => {
       const address = navigationUrl(url);
       const origin = originOf(address);
+      const refusal = refusalOf(origin);
+      if (refusal) return { title: `Open ${siteName(origin)}`, refused: `Refused to open ${address}: ${refusal}. The browser opens public web sites only, so there is nothing to approve.` };
       const site = newSite(context, origin);
       const where = origin === "null" ? "" : site ? `\nEverything in this address, including anything after "?" or "#", goes to ${origin} (its server and its pages' scripts), a site not yet allowed in this chat.` : `\n${origin} is allowed in this chat.`;
       return { title: `Open ${origin === "null" ? "a page" : siteName(origin)}`, detail: `Opens ${address}${where}`, ...(site ? { origin: site } : {}) };

@@ -1,3 +1,5 @@
+import { checkUrlSyntax, parseAllowList, type TAllowEntry } from "@/lib/net/url-guard";
+
 /**
  * Where the browser may send data (DESIGN.md decision 8): only to the sites (origins) the session's
  * owner allowed, unless this one call went through the approval policy. The app sends the policy
@@ -39,4 +41,20 @@ export function siteName(origin: string): string {
   } catch {
     return origin;
   }
+}
+
+const parsedAllowLists = new WeakMap<readonly string[], TAllowEntry[]>();
+
+/**
+ * Why the SSRF guard (lib/net/url-guard.ts, the one the worker runs) refuses `destination` (an
+ * address or an origin) whatever anyone approves: a loopback name, or an address that is loopback,
+ * link-local, private or reserved and not on `browser.allowedPrivateHosts`. Undefined when the
+ * guard might let it through. Judged without DNS, like the guard's first stage: a name is looked up
+ * only after the user allowed the site, since the lookup alone tells the name to its DNS server.
+ */
+export function guardRefusal(destination: string, allowedPrivateHosts: readonly string[]): string | undefined {
+  let allowList = parsedAllowLists.get(allowedPrivateHosts);
+  if (!allowList) parsedAllowLists.set(allowedPrivateHosts, (allowList = parseAllowList(allowedPrivateHosts, { setting: "browser.allowedPrivateHosts" })));
+  const verdict = checkUrlSyntax(destination, allowList, { protocols: new Set(["http:", "https:", "ws:", "wss:"]) });
+  return verdict.ok ? undefined : verdict.reason;
 }

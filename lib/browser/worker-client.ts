@@ -1,3 +1,4 @@
+import { environment } from "@/lib/config/environment";
 import type { TBrowserAction, TBrowserEgress, TBrowserObservation, TWorkerHealth } from "./protocol";
 
 /**
@@ -67,8 +68,7 @@ export class BrowserWorkerClient {
 
 /** The worker the environment points at (BROWSER_WORKER_URL + BROWSER_WORKER_SECRET), if any. */
 export function browserWorkerFromEnvironment(options: { timeoutMs?: number } = {}): BrowserWorkerClient | undefined {
-  const url = process.env.BROWSER_WORKER_URL;
-  const secret = process.env.BROWSER_WORKER_SECRET;
+  const { BROWSER_WORKER_URL: url, BROWSER_WORKER_SECRET: secret } = environment();
   if (!url || !secret) return undefined;
   return new BrowserWorkerClient({ url, secret, timeoutMs: options.timeoutMs });
 }

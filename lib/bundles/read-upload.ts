@@ -11,7 +11,7 @@ const MAX_UPLOAD_BYTES = MAX_BUNDLE_BYTES + 1024 * 1024;
 
 export async function readUploadedBundle(request: Request): Promise<TBundleRead & { fileName: string }> {
   const media = parseMediaType(request.headers.get("content-type"));
-  if (media?.type !== "multipart" || media.subtype !== "form-data") {
+  if (media?.type !== "multipart/form-data") {
     throw new AppError("unsupported_media_type", "Send the bundle as multipart/form-data with a field named file (a .zip, a SKILL.md, or a folder's files).");
   }
   const bytes = await readBodyBytes(request, MAX_UPLOAD_BYTES);

@@ -1,6 +1,7 @@
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
+import { processSingleton } from "@/lib/process-singleton";
 import { sandboxRuntime, type TSandboxRuntime } from "@/lib/sandbox/runtime";
 import type { ToolRegistry } from "@/lib/tools/registry";
 import {
@@ -19,22 +20,22 @@ import {
 /**
  * The run core's view of the product's capabilities. The composition root (lib/app/install-app.ts)
  * installs the list; the run core, sessions and chronos reach it only through the functions here,
- * so no domain below lib/app imports the features that provide tools. Kept on globalThis because
+ * so no domain below lib/app imports the features that provide tools. One per process (processSingleton) because
  * Next.js loads this module once per module graph (instrumentation, route handlers) in one process.
  */
 export type TCapabilityList = (runtime: TSandboxRuntime, config: TBehaviourConfig) => TToolProvider[];
 
 const log = createLogger("capabilities");
-const slot = globalThis as unknown as { xclawCapabilities?: TCapabilityList };
+const slot = processSingleton("capabilities.installed", (): { list?: TCapabilityList } => ({}));
 
 export function installCapabilities(list: TCapabilityList): void {
-  slot.xclawCapabilities = list;
+  slot.list = list;
 }
 
 /** The installed capabilities for this runtime and configuration. */
 export function capabilityProviders(runtime: TSandboxRuntime = sandboxRuntime(), config = getBehaviourConfig()): TToolProvider[] {
-  if (!slot.xclawCapabilities) throw new AppError("unavailable", "The app's capabilities are not installed in this process (installApp() from lib/app was never called).");
-  return slot.xclawCapabilities(runtime, config);
+  if (!slot.list) throw new AppError("unavailable", "The app's capabilities are not installed in this process (installApp() from lib/app was never called).");
+  return slot.list(runtime, config);
 }
 
 /** The tools a run of this session gets. */

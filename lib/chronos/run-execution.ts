@@ -1,4 +1,4 @@
-import { RetryAfterError } from "inngest";
+import { RetryAfterError } from "@/lib/jobs/job-errors";
 import type { TAgentOutcome } from "@/lib/agent/agent-types";
 import { RunStopped, type TStopReason } from "@/lib/agent/stop-reasons";
 import { runTools } from "@/lib/capabilities/installed-capabilities";

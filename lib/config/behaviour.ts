@@ -3,6 +3,8 @@ import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ZChannelsConfig } from "./channels-config";
+import { ConfigError } from "./config-error";
+import { environment } from "./environment";
 
 /**
  * Behaviour settings from the committed `xclaw.yaml` (secrets live in the environment instead).
@@ -115,6 +117,15 @@ export const ZBehaviourConfig = z.strictObject({
     })
     .prefault({})
     .refine((runs) => runs.heartbeatSeconds * 2 <= runs.leaseSeconds, { message: "runs.heartbeatSeconds must be at most half of runs.leaseSeconds" }),
+  shutdown: z
+    .strictObject({
+      /**
+       * After SIGTERM: how long runs in progress (and job handlers) get to finish before they are
+       * handed over to another process; the process exits within this plus a few seconds.
+       */
+      drainSeconds: z.number().min(0).max(3_600).default(25),
+    })
+    .prefault({}),
   providers: z
     .strictObject({
       /** Order in which providers are tried; XCLAW_PROVIDERS (comma-separated) overrides it. */
@@ -444,12 +455,7 @@ export const ZBehaviourConfig = z.strictObject({
 
 export type TBehaviourConfig = z.infer<typeof ZBehaviourConfig>;
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError };
 
 function describeIssues(error: z.ZodError, source: string): string {
   const lines = error.issues.map((issue) => {
@@ -472,7 +478,7 @@ export function parseBehaviourConfig(text: string, source = "xclaw.yaml"): TBeha
 }
 
 export function configPath(): string {
-  return path.resolve(process.env.XCLAW_CONFIG ?? path.join(process.cwd(), "xclaw.yaml"));
+  return path.resolve(environment().XCLAW_CONFIG ?? path.join(process.cwd(), "xclaw.yaml"));
 }
 
 let cached: TBehaviourConfig | undefined;
@@ -485,7 +491,7 @@ export function getBehaviourConfig(): TBehaviourConfig {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT" || process.env.XCLAW_CONFIG) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT" || environment().XCLAW_CONFIG) {
       throw new ConfigError(`cannot read ${file}: ${(error as Error).message}`);
     }
   }

@@ -1,6 +1,8 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { environment } from "@/lib/config/environment";
+import { processSingleton } from "@/lib/process-singleton";
 import { PrismaClient } from "./generated/client";
 
 /**
@@ -11,10 +13,11 @@ import { PrismaClient } from "./generated/client";
  */
 type TDatabase = { prisma: PrismaClient; pool: pg.Pool; url: string };
 
-const globalForDb = globalThis as unknown as { xclawDatabase?: TDatabase };
+// The client for the current DATABASE_URL; replaced when the URL changes, cleared on disconnect.
+const current = processSingleton("db.client", (): { database?: TDatabase } => ({}));
 
 export function databaseUrl(): string {
-  const url = process.env.DATABASE_URL;
+  const url = environment().DATABASE_URL;
   if (!url) {
     throw new Error("DATABASE_URL is not set. Start the app with `npm run dev` (it starts the embedded database) or set DATABASE_URL to a PostgreSQL 15+ database with pgvector.");
   }
@@ -22,12 +25,12 @@ export function databaseUrl(): string {
 }
 
 export function isEmbeddedDatabaseUrl(url: string): boolean {
-  return process.env.XCLAW_EMBEDDED_DATABASE_URL === url;
+  return environment().XCLAW_EMBEDDED_DATABASE_URL === url;
 }
 
 function connect(url: string): TDatabase {
   const settings = getBehaviourConfig().database;
-  const configured = Number(process.env.DATABASE_POOL_MAX) || settings.poolMax;
+  const configured = environment().DATABASE_POOL_MAX ?? settings.poolMax;
   const pool = new pg.Pool({
     connectionString: url,
     max: isEmbeddedDatabaseUrl(url) ? 1 : configured,
@@ -47,11 +50,11 @@ function connect(url: string): TDatabase {
 
 function database(): TDatabase {
   const url = databaseUrl();
-  const existing = globalForDb.xclawDatabase;
+  const existing = current.database;
   if (existing && existing.url === url) return existing;
   if (existing) void disconnectDatabase();
   const created = connect(url);
-  globalForDb.xclawDatabase = created;
+  current.database = created;
   return created;
 }
 
@@ -65,8 +68,7 @@ export function dbPool(): pg.Pool {
   return database().pool;
 }
 
-const globalClosers = globalThis as unknown as { xclawDatabaseClosers?: Set<() => Promise<void>> };
-const closers = (globalClosers.xclawDatabaseClosers ??= new Set());
+const closers = processSingleton("db.closers", () => new Set<() => Promise<void>>());
 
 /** Connections opened beside the pool (a LISTEN client) close with it. */
 export function onDatabaseDisconnect(close: () => Promise<void>): void {
@@ -74,8 +76,8 @@ export function onDatabaseDisconnect(close: () => Promise<void>): void {
 }
 
 export async function disconnectDatabase(): Promise<void> {
-  const existing = globalForDb.xclawDatabase;
-  globalForDb.xclawDatabase = undefined;
+  const existing = current.database;
+  current.database = undefined;
   const closing = [...closers];
   closers.clear();
   await Promise.all(closing.map((close) => close().catch(() => {})));

@@ -13,6 +13,17 @@ import pg from "pg";
 export type TMigration = { name: string; sql: string; checksum: string };
 export type TMigrationResult = { applied: string[]; alreadyApplied: number };
 
+/** The database has migrations this version of the code does not have. */
+export class DatabaseAheadError extends Error {
+  constructor(readonly unknownMigrations: string[]) {
+    super(
+      `the database was migrated by a newer version of xclaw (${unknownMigrations.length} migration(s) this version does not know: ${unknownMigrations.join(", ")}). ` +
+        "Start the newer version again, or restore the backup taken before the upgrade (docs/deploy.md, \"Rolling back\").",
+    );
+    this.name = "DatabaseAheadError";
+  }
+}
+
 // Prisma's own lock id for migrations on PostgreSQL, so the two never run at once.
 const PRISMA_MIGRATION_LOCK_ID = 72707369;
 
@@ -64,6 +75,11 @@ export async function applyMigrations(
       );
     }
     const appliedNames = new Set(live.map((row) => row.migration_name));
+    // A newer version of xclaw migrated this database: this code does not know its tables, so it
+    // must not serve (or migrate) it.
+    const known = new Set(migrations.map((migration) => migration.name));
+    const unknown = live.filter((row) => row.finished_at !== null && !known.has(row.migration_name)).map((row) => row.migration_name);
+    if (unknown.length) throw new DatabaseAheadError(unknown);
     const applied: string[] = [];
     for (const migration of migrations) {
       if (appliedNames.has(migration.name)) continue;

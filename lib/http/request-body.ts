@@ -1,3 +1,4 @@
+import { parse, type ContentType } from "content-type";
 import { AppError } from "@/lib/errors";
 
 /**
@@ -6,25 +7,13 @@ import { AppError } from "@/lib/errors";
  * route) and by the next-auth adapter (the sign-in form), so the rules are the same everywhere.
  */
 
-// RFC 9110 token characters; a media type is token "/" token, optionally followed by parameters.
-const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
-const MEDIA_TYPE = new RegExp(`^[ \\t]*(${TOKEN})/(${TOKEN})[ \\t]*(;.*)?$`, "s");
-const PARAMETER = new RegExp(`;[ \\t]*(${TOKEN})[ \\t]*=[ \\t]*("(?:[^"\\\\]|\\\\.)*"|[^;]*)`, "g");
-
-export type TMediaType = { type: string; subtype: string; parameters: Map<string, string> };
-
-/** Parses a Content-Type value; undefined when it is missing or not `type/subtype[; params]`. */
-export function parseMediaType(header: string | null | undefined): TMediaType | undefined {
-  if (!header) return undefined;
-  const match = MEDIA_TYPE.exec(header);
-  if (!match) return undefined;
-  const parameters = new Map<string, string>();
-  for (const [, name, raw] of (match[3] ?? "").matchAll(PARAMETER)) {
-    let value = raw!.trim();
-    if (value.startsWith('"')) value = value.slice(1, -1).replace(/\\(.)/g, "$1");
-    parameters.set(name!.toLowerCase(), value);
-  }
-  return { type: match[1]!.toLowerCase(), subtype: match[2]!.toLowerCase(), parameters };
+/**
+ * A Content-Type value parsed by `content-type`: the type in lower case ("multipart/form-data"),
+ * parameter names in lower case, quoted values unquoted. Undefined when there is none. The type is
+ * only ever compared whole with a known one, so a malformed value simply matches nothing.
+ */
+export function parseMediaType(header: string | null | undefined): ContentType | undefined {
+  return header ? parse(header) : undefined;
 }
 
 /**
@@ -34,10 +23,10 @@ export function parseMediaType(header: string | null | undefined): TMediaType | 
  */
 export function isJsonMediaType(header: string | null | undefined): boolean {
   const media = parseMediaType(header);
-  if (!media || media.type !== "application") return false;
-  if (media.subtype !== "json" && !media.subtype.endsWith("+json")) return false;
-  const charset = media.parameters.get("charset");
-  return charset === undefined || /^utf-?8$/i.test(charset);
+  if (!media) return false;
+  if (media.type !== "application/json" && !(media.type.startsWith("application/") && media.type.endsWith("+json"))) return false;
+  const charset = media.parameters.charset?.toLowerCase();
+  return charset === undefined || charset === "utf-8" || charset === "utf8";
 }
 
 export function formatBytes(bytes: number): string {

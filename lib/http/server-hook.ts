@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
 import { createLogger } from "@/lib/observability/logger";
+import { processSingleton } from "@/lib/process-singleton";
 import { sendWebResponse } from "./node-exchange";
 import { toErrorResponse } from "./route";
 
@@ -22,8 +23,8 @@ export type TNodeRoute = (incoming: IncomingMessage, outgoing: ServerResponse) =
 const log = createLogger("http");
 
 // One hook and one route table per process, whichever module graph installs it (Next.js loads
-// instrumentation and route handlers as separate graphs).
-const shared = globalThis as unknown as { xclawServerHook?: { routes: Map<string, TNodeRoute> } };
+// instrumentation and route handlers as separate graphs); routes is set once the hook is installed.
+const shared = processSingleton("http.server-hook", (): { routes?: Map<string, TNodeRoute> } => ({}));
 
 export type TServerHookOptions = {
   prepare: (incoming: IncomingMessage) => void;
@@ -52,12 +53,12 @@ function answer(route: TNodeRoute, incoming: IncomingMessage, outgoing: ServerRe
 
 /** Installed once per process; a later call only adds its routes to those already installed. */
 export function installServerHook({ prepare, routes = {} }: TServerHookOptions): void {
-  if (shared.xclawServerHook) {
-    for (const [key, route] of Object.entries(routes)) shared.xclawServerHook.routes.set(key, route);
+  if (shared.routes) {
+    for (const [key, route] of Object.entries(routes)) shared.routes.set(key, route);
     return;
   }
   const table = new Map(Object.entries(routes));
-  shared.xclawServerHook = { routes: table };
+  shared.routes = table;
   for (const Server of [http.Server, https.Server]) {
     const original = Server.prototype.emit;
     Server.prototype.emit = function emit(this: http.Server, event: string | symbol, ...args: unknown[]) {

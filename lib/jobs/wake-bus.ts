@@ -1,9 +1,10 @@
 import { EventEmitter } from "node:events";
+import { processSingleton } from "@/lib/process-singleton";
 
 /**
  * How a runner hears about new work without waiting for its next poll.
  *
- * - In the same process: this bus. It lives on globalThis because Next.js loads instrumentation
+ * - In the same process: this bus. It is a processSingleton because Next.js loads instrumentation
  *   and route handlers as separate module graphs, so a module-level emitter would be two emitters.
  * - In other processes (PostgreSQL only): NOTIFY on JOBS_CHANNEL, which every runner LISTENs to on
  *   a connection of its own. PGlite has one session for all connections, so a notification cannot
@@ -13,15 +14,13 @@ import { EventEmitter } from "node:events";
  */
 export const JOBS_CHANNEL = "xclaw_jobs";
 
-const globalForJobs = globalThis as unknown as { xclawJobsBus?: EventEmitter };
-
 export function jobsBus(): EventEmitter {
-  if (!globalForJobs.xclawJobsBus) {
-    globalForJobs.xclawJobsBus = new EventEmitter();
+  return processSingleton("jobs.wake-bus", () => {
+    const bus = new EventEmitter();
     // Every runner in the process listens (tests start several); none of them leaks.
-    globalForJobs.xclawJobsBus.setMaxListeners(0);
-  }
-  return globalForJobs.xclawJobsBus;
+    bus.setMaxListeners(0);
+    return bus;
+  });
 }
 
 export function announceWork(): void {

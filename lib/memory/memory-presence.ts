@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { dbPool } from "@/lib/db/client";
+import { processSingleton } from "@/lib/process-singleton";
 
 /**
  * Whether a user has any memories or knowledge-base chunks at all, remembered briefly per process.
@@ -18,8 +19,7 @@ export const PRESENCE_TTL_MS = 30_000;
 
 // One cache per process, not per module graph: a chat run (started by the Node route, in the
 // instrumentation graph) must see the forgetting done by a route handler (lib/http/server-hook.ts).
-const shared = globalThis as unknown as { xclawMemoryPresence?: LRUCache<string, Promise<TMemoryPresence>> };
-const entries = (shared.xclawMemoryPresence ??= new LRUCache<string, Promise<TMemoryPresence>>({ max: 10_000, ttl: PRESENCE_TTL_MS }));
+const entries = processSingleton("memory.presence", () => new LRUCache<string, Promise<TMemoryPresence>>({ max: 10_000, ttl: PRESENCE_TTL_MS }));
 
 async function readPresence(userId: string): Promise<TMemoryPresence> {
   const { rows } = await dbPool().query<{ has_memories: boolean; has_chunks: boolean }>(

@@ -1,4 +1,4 @@
-import { NonRetriableError } from "inngest";
+import { NonRetriableError } from "@/lib/jobs/job-errors";
 import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { defineJob } from "@/lib/jobs/define-job";

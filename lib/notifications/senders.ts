@@ -4,7 +4,7 @@ import { publicOrigin } from "@/lib/config/environment";
 import { AppError } from "@/lib/errors";
 import { guardedFetch } from "@/lib/net/guarded-fetch";
 import { createLogger } from "@/lib/observability/logger";
-import type { TNotificationLevel } from "@/lib/wire/chronos";
+import type { TNotificationLevel, TNotificationView } from "@/lib/wire/chronos";
 import type { TOpenedChannel } from "./channels";
 
 /**
@@ -15,15 +15,8 @@ import type { TOpenedChannel } from "./channels";
  */
 const log = createLogger("notifications");
 
-export type TOutgoingNotification = {
-  id: string;
-  level: TNotificationLevel;
-  title: string;
-  message: string;
-  source: string;
-  sessionId: string | null;
-  createdAt: Date;
-};
+/** The notification the bell shows, as it goes out: unread, with its own date. */
+export type TOutgoingNotification = Omit<TNotificationView, "readAt" | "createdAt"> & { createdAt: Date };
 
 export class DeliveryError extends Error {
   constructor(

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { environment } from "@/lib/config/environment";
 
 /**
  * Structured logs: one JSON object per line on stdout (stderr for errors), with the request id of
@@ -22,9 +23,14 @@ export function currentRequestId(): string | undefined {
   return requestContext.getStore()?.requestId;
 }
 
-function configuredLevel(): TLogLevel {
-  const level = process.env.LOG_LEVEL?.toLowerCase();
-  return level && level in LEVEL_RANK ? (level as TLogLevel) : "info";
+/** LOG_LEVEL and XCLAW_LOG_SILENT; the defaults while the environment is invalid, so that the problem itself can be logged. */
+function logSettings(): { level: TLogLevel; silent: boolean } {
+  try {
+    const { LOG_LEVEL, XCLAW_LOG_SILENT } = environment();
+    return { level: LOG_LEVEL ?? "info", silent: XCLAW_LOG_SILENT };
+  } catch {
+    return { level: "info", silent: false };
+  }
 }
 
 export function redact(value: unknown, depth = 0): unknown {
@@ -50,8 +56,8 @@ function serializeError(error: Error): TFields {
 }
 
 function write(level: TLogLevel, scope: string | undefined, message: string, fields?: TFields) {
-  if (LEVEL_RANK[level] < LEVEL_RANK[configuredLevel()]) return;
-  if (process.env.XCLAW_LOG_SILENT === "1") return;
+  const settings = logSettings();
+  if (settings.silent || LEVEL_RANK[level] < LEVEL_RANK[settings.level]) return;
   const line: TFields = { time: new Date().toISOString(), level, msg: message };
   if (scope) line.scope = scope;
   const requestId = currentRequestId();

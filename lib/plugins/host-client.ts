@@ -1,3 +1,4 @@
+import { environment } from "@/lib/config/environment";
 import { ZCallStreamLine, ZPluginState, type TPluginSpec, type TPluginState, type TToolCallResponse, type TWorkspaceAccess, type TWorkspaceAnswer, type TWorkspaceRequest } from "./host-protocol";
 
 /**
@@ -118,7 +119,6 @@ export class PluginHostClient {
 }
 
 export function pluginHostFromEnvironment(): PluginHostClient | undefined {
-  const url = process.env.PLUGIN_HOST_URL;
-  const secret = process.env.PLUGIN_HOST_SECRET;
+  const { PLUGIN_HOST_URL: url, PLUGIN_HOST_SECRET: secret } = environment();
   return url && secret ? new PluginHostClient(url, secret) : undefined;
 }

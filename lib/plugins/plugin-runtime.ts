@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { manifestVariable } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import type { Plugin, Prisma } from "@/lib/db/generated/client";
 import { createLogger } from "@/lib/observability/logger";
+import { processSingleton } from "@/lib/process-singleton";
 import { defineTool, type TTool } from "@/lib/tools/registry";
 import { pluginHostFromEnvironment, type PluginHostClient } from "./host-client";
 import { sandboxRuntime } from "@/lib/sandbox/runtime";
@@ -28,9 +30,9 @@ const REFRESH_MS = 5_000;
 type TSnapshot = { at: number; states: Map<string, TPluginState>; providers: TPluginToolProvider[]; hostAvailable: boolean };
 
 // Next.js loads instrumentation and route handlers as separate module graphs: share one snapshot.
-const shared = globalThis as typeof globalThis & { __xclawPlugins?: { snapshot: TSnapshot; syncing?: Promise<TSnapshot> } };
-shared.__xclawPlugins ??= { snapshot: { at: 0, states: new Map(), providers: [], hostAvailable: false } };
-const memory = shared.__xclawPlugins;
+const memory = processSingleton("plugins.runtime", (): { snapshot: TSnapshot; syncing?: Promise<TSnapshot> } => ({
+  snapshot: { at: 0, states: new Map(), providers: [], hostAvailable: false },
+}));
 
 const toolCache = new Map<string, TTool>();
 
@@ -109,7 +111,12 @@ export function pluginSpec(plugin: Plugin): { spec: TPluginSpec; workspace: TWor
       return { error: `Its setting ${key} is not a URL.` };
     }
   }
-  const secrets = Object.fromEntries(manifest.permissions.secrets.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+  const secrets = Object.fromEntries(
+    manifest.permissions.secrets.flatMap((name) => {
+      const value = manifestVariable(name);
+      return value ? [[name, value]] : [];
+    }),
+  );
   return {
     workspace: manifest.permissions.workspace,
     spec: {

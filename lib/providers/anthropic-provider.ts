@@ -1,13 +1,14 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { ImageBlockParam, MessageCreateParamsStreaming, MessageParam, RawMessageStreamEvent, TextBlockParam, Tool, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
-import { serverFetch } from "@/lib/net/server-fetch";
-import { jsonBody, toolListEncoder } from "./json-body";
+import { toolListEncoder } from "./json-body";
+import { sdkClientOptions, streamTurn, type TFinishReason, type TTurnReader } from "./request-loop";
 import type { TContentPart, TMessage, TModelEvent, TModelRequest, TProvider } from "./types";
 
 /**
  * Anthropic Messages on the official SDK: the system prompt is a top-level field, marked for prompt
  * caching because it is the same on every turn; tool calls are `tool_use` blocks and results are
- * `tool_result` blocks inside a user turn. Retries belong to the provider chain, not the SDK.
+ * `tool_result` blocks inside a user turn. The request loop is the one both providers share
+ * (request-loop.ts); retries belong to the provider chain, not the SDK.
  */
 export type TAnthropicProviderOptions = {
   apiKey?: string;
@@ -62,6 +63,41 @@ export function toAnthropicMessages(messages: TMessage[]): MessageParam[] {
 
 const encodeTools = toolListEncoder((tool): Tool => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema as Tool["input_schema"] }));
 
+/** Anthropic's stop reasons; a stream that never said one ended some other way. */
+function finishReason(reason: string | undefined): TFinishReason {
+  if (reason === "tool_use") return "tool-calls";
+  if (reason === "max_tokens") return "length";
+  return reason === "end_turn" || reason === "stop_sequence" ? "stop" : "other";
+}
+
+function readEvent(event: RawMessageStreamEvent, turn: TTurnReader): void {
+  switch (event.type) {
+    case "message_start": {
+      const usage = event.message.usage;
+      // Cached input is input too: what the prompt cost, whether read from the cache or written to it.
+      turn.usage({ inputTokens: (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0), outputTokens: usage.output_tokens ?? 0 });
+      break;
+    }
+    case "content_block_start":
+      if (event.content_block.type === "tool_use") turn.toolCallPiece(event.index, { id: event.content_block.id, name: event.content_block.name });
+      break;
+    case "content_block_delta":
+      if (event.delta.type === "text_delta") turn.text(event.delta.text);
+      // Only a tool_use block is a call of ours (a server tool's block streams its input the same way).
+      else if (event.delta.type === "input_json_delta" && turn.isToolCallOpen(event.index)) turn.toolCallPiece(event.index, { json: event.delta.partial_json });
+      break;
+    case "content_block_stop":
+      turn.toolCallDone(event.index);
+      break;
+    case "message_delta":
+      turn.stopReason(event.delta.stop_reason);
+      if (event.usage?.output_tokens) turn.usage({ outputTokens: event.usage.output_tokens });
+      break;
+    default:
+      break;
+  }
+}
+
 export class AnthropicProvider implements TProvider {
   readonly name = "anthropic" as const;
   readonly model: string;
@@ -74,10 +110,10 @@ export class AnthropicProvider implements TProvider {
     this.model = options.model;
     this.contextWindowTokens = options.contextWindowTokens;
     this.maxOutputTokens = options.maxOutputTokens;
-    this.client = new Anthropic({ apiKey: options.apiKey || "not-needed", baseURL: options.baseUrl, maxRetries: 0, timeout: 10 * 60 * 1000, fetch: serverFetch });
+    this.client = new Anthropic(sdkClientOptions(options));
   }
 
-  async *stream(request: TModelRequest): AsyncIterable<TModelEvent> {
+  stream(request: TModelRequest): AsyncIterable<TModelEvent> {
     // Typed as the SDK's own parameters, so the fields are still checked; the tools come from the shared list (json-body.ts).
     const params: Omit<MessageCreateParamsStreaming, "tools"> = {
       model: this.model,
@@ -86,58 +122,7 @@ export class AnthropicProvider implements TProvider {
       messages: toAnthropicMessages(request.messages),
       stream: true,
     };
-    // The SDK's own call (what messages.create does), with a body built from shared parts (json-body.ts).
-    const stream = (await this.client.post("/v1/messages", {
-      body: jsonBody(params, "tools", request.tools.length ? encodeTools(request.tools) : undefined),
-      headers: { "content-type": "application/json" },
-      stream: true,
-      signal: request.signal,
-    })) as unknown as AsyncIterable<RawMessageStreamEvent>;
-    const blocks = new Map<number, { id: string; name: string; json: string }>();
-    let inputTokens = 0;
-    let outputTokens = 0;
-    let stopReason: string | null = null;
-    for await (const event of stream) {
-      switch (event.type) {
-        case "message_start":
-          inputTokens = (event.message.usage.input_tokens ?? 0) + (event.message.usage.cache_read_input_tokens ?? 0) + (event.message.usage.cache_creation_input_tokens ?? 0);
-          outputTokens = event.message.usage.output_tokens ?? 0;
-          break;
-        case "content_block_start":
-          if (event.content_block.type === "tool_use") blocks.set(event.index, { id: event.content_block.id, name: event.content_block.name, json: "" });
-          break;
-        case "content_block_delta":
-          if (event.delta.type === "text_delta") yield { type: "text-delta", text: event.delta.text };
-          else if (event.delta.type === "input_json_delta") {
-            const block = blocks.get(event.index);
-            if (block) block.json += event.delta.partial_json;
-          }
-          break;
-        case "content_block_stop": {
-          const block = blocks.get(event.index);
-          if (block) {
-            let input: unknown = {};
-            try {
-              input = block.json.trim() ? JSON.parse(block.json) : {};
-            } catch {
-              input = block.json;
-            }
-            yield { type: "tool-call", call: { id: block.id, name: block.name, arguments: input } };
-          }
-          break;
-        }
-        case "message_delta":
-          stopReason = event.delta.stop_reason ?? stopReason;
-          if (event.usage?.output_tokens) outputTokens = event.usage.output_tokens;
-          break;
-        default:
-          break;
-      }
-    }
-    yield { type: "usage", usage: { inputTokens, outputTokens } };
-    yield {
-      type: "finish",
-      reason: stopReason === "tool_use" ? "tool-calls" : stopReason === "max_tokens" ? "length" : stopReason === "end_turn" || stopReason === "stop_sequence" ? "stop" : "other",
-    };
+    const tools = request.tools.length ? encodeTools(request.tools) : undefined;
+    return streamTurn({ client: this.client, path: "/v1/messages", params, tools, signal: request.signal, read: readEvent, finishReason });
   }
 }

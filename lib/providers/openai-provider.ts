@@ -1,13 +1,13 @@
 import OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
-import { serverFetch } from "@/lib/net/server-fetch";
-import { jsonBody, toolListEncoder } from "./json-body";
-import type { TContentPart, TMessage, TModelEvent, TModelRequest, TProvider, TToolCall } from "./types";
+import { toolListEncoder } from "./json-body";
+import { sdkClientOptions, streamTurn, type TFinishReason, type TTurnReader } from "./request-loop";
+import type { TContentPart, TMessage, TModelEvent, TModelRequest, TProvider } from "./types";
 
 /**
  * OpenAI Chat Completions on the official SDK. Any OpenAI-compatible server works (Ollama, vLLM,
- * DeepSeek) through the base URL. The SDK's own retries are off: lib/providers/provider-chain.ts
- * owns retries and fallback so that they follow one policy for every provider.
+ * DeepSeek) through the base URL. The request loop is the one both providers share
+ * (request-loop.ts); retries and fallback are the provider chain's.
  */
 export type TOpenAiProviderOptions = {
   apiKey?: string;
@@ -63,14 +63,22 @@ const encodeTools = toolListEncoder(
   (tool): ChatCompletionTool => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } }),
 );
 
-function parseArguments(text: string): unknown {
-  if (!text.trim()) return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    // Returned to the loop as-is; argument validation tells the model what was wrong.
-    return text;
+/** OpenAI's finish reasons; a reply with tool calls is a tool-call turn whatever it says (some compatible servers say "stop"). */
+function finishReason(reason: string | undefined, calledTools: boolean): TFinishReason {
+  if (calledTools || reason === "tool_calls") return "tool-calls";
+  if (reason === "length") return "length";
+  return reason === undefined || reason === "stop" ? "stop" : "other";
+}
+
+function readChunk(chunk: ChatCompletionChunk, turn: TTurnReader): void {
+  if (chunk.usage) turn.usage({ inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 });
+  const choice = chunk.choices[0];
+  if (!choice) return;
+  if (choice.delta?.content) turn.text(choice.delta.content);
+  for (const delta of choice.delta?.tool_calls ?? []) {
+    turn.toolCallPiece(delta.index, { id: delta.id, name: delta.function?.name, json: delta.function?.arguments });
   }
+  turn.stopReason(choice.finish_reason);
 }
 
 export class OpenAiProvider implements TProvider {
@@ -86,11 +94,10 @@ export class OpenAiProvider implements TProvider {
     this.toolCalling = options.toolCalling;
     this.contextWindowTokens = options.contextWindowTokens;
     this.maxOutputTokens = options.maxOutputTokens;
-    // Local servers such as Ollama need no key, but the SDK insists on one.
-    this.client = new OpenAI({ apiKey: options.apiKey || "not-needed", baseURL: options.baseUrl, maxRetries: 0, timeout: 10 * 60 * 1000, fetch: serverFetch });
+    this.client = new OpenAI(sdkClientOptions(options));
   }
 
-  async *stream(request: TModelRequest): AsyncIterable<TModelEvent> {
+  stream(request: TModelRequest): AsyncIterable<TModelEvent> {
     // Typed as the SDK's own parameters, so the fields are still checked; the tools come from the shared list (json-body.ts).
     const params: Omit<ChatCompletionCreateParamsStreaming, "tools"> = {
       model: this.model,
@@ -100,39 +107,6 @@ export class OpenAiProvider implements TProvider {
       max_tokens: request.maxOutputTokens ?? this.maxOutputTokens,
     };
     const tools = this.toolCalling === "native" && request.tools.length ? encodeTools(request.tools) : undefined;
-    // The SDK's own call (what chat.completions.create does), with a body built from shared parts (json-body.ts).
-    const stream = (await this.client.post("/chat/completions", {
-      body: jsonBody(params, "tools", tools),
-      headers: { "content-type": "application/json" },
-      stream: true,
-      signal: request.signal,
-    })) as unknown as AsyncIterable<ChatCompletionChunk>;
-    const pending = new Map<number, { id: string; name: string; arguments: string }>();
-    let finish: TModelEvent & { type: "finish" } = { type: "finish", reason: "stop" };
-    for await (const chunk of stream) {
-      if (chunk.usage) {
-        yield { type: "usage", usage: { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 } };
-      }
-      const choice = chunk.choices[0];
-      if (!choice) continue;
-      if (choice.delta?.content) yield { type: "text-delta", text: choice.delta.content };
-      for (const delta of choice.delta?.tool_calls ?? []) {
-        const entry = pending.get(delta.index) ?? { id: "", name: "", arguments: "" };
-        if (delta.id) entry.id = delta.id;
-        if (delta.function?.name) entry.name += delta.function.name;
-        if (delta.function?.arguments) entry.arguments += delta.function.arguments;
-        pending.set(delta.index, entry);
-      }
-      if (choice.finish_reason) {
-        const reason = choice.finish_reason;
-        finish = { type: "finish", reason: reason === "tool_calls" ? "tool-calls" : reason === "length" ? "length" : reason === "stop" ? "stop" : "other" };
-      }
-    }
-    const calls: TToolCall[] = [...pending.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([index, entry]) => ({ id: entry.id || `call_${index}`, name: entry.name, arguments: parseArguments(entry.arguments) }));
-    for (const call of calls) yield { type: "tool-call", call };
-    if (calls.length) finish = { type: "finish", reason: "tool-calls" };
-    yield finish;
+    return streamTurn({ client: this.client, path: "/chat/completions", params, tools, signal: request.signal, read: readChunk, finishReason });
   }
 }

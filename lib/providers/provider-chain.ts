@@ -195,3 +195,24 @@ export async function* streamWithFallback(
   }
   throw new ProviderChainError(failures);
 }
+
+/** One question, one text answer through the chain, without tools. Text from an attempt that broke midway is dropped with it. */
+export async function completeText(
+  providers: TProvider[],
+  question: { system: string; user: string; maxOutputTokens: number; signal?: AbortSignal },
+  policy: TRetryPolicy,
+): Promise<string> {
+  let text = "";
+  const request: TModelRequest = {
+    system: question.system,
+    messages: [{ role: "user", content: [{ type: "text", text: question.user }] }],
+    tools: [],
+    maxOutputTokens: question.maxOutputTokens,
+    signal: question.signal,
+  };
+  for await (const event of streamWithFallback(providers, request, policy)) {
+    if (event.type === "text-delta") text += event.text;
+    else if (event.type === "text-discard") text = "";
+  }
+  return text;
+}

@@ -1,7 +1,9 @@
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
+import { environment, type TEnvironment } from "@/lib/config/environment";
 import { AnthropicProvider } from "./anthropic-provider";
 import { OpenAiProvider } from "./openai-provider";
 import { withTextToolProtocol } from "./text-tool-protocol";
+import type { TModelChoice, TProviderStatus } from "@/lib/wire/providers";
 import type { TProvider, TProviderName } from "./types";
 import type { TRetryPolicy } from "./provider-chain";
 
@@ -10,55 +12,52 @@ import type { TRetryPolicy } from "./provider-chain";
  * an API key or a base URL (a local OpenAI-compatible server such as Ollama needs no key);
  * others are skipped, so a half-configured machine still works with what it has.
  */
-export type TProviderStatus = { name: TProviderName; model: string; configured: boolean };
-
 function chainOrder(config: TBehaviourConfig): TProviderName[] {
-  const override = process.env.XCLAW_PROVIDERS?.split(",").map((name) => name.trim().toLowerCase()).filter(Boolean);
-  if (!override?.length) return config.providers.chain;
-  return override.filter((name): name is TProviderName => name === "openai" || name === "anthropic");
+  const override = environment().XCLAW_PROVIDERS;
+  return override?.length ? override : config.providers.chain;
 }
 
 function build(name: TProviderName, config: TBehaviourConfig, modelOverride?: string): TProvider | undefined {
+  const variables = environment();
   if (name === "openai") {
-    const apiKey = process.env.OPENAI_API_KEY;
-    const baseUrl = process.env.OPENAI_BASE_URL;
+    const apiKey = variables.OPENAI_API_KEY;
+    const baseUrl = variables.OPENAI_BASE_URL;
     if (!apiKey && !baseUrl) return undefined;
     const settings = config.providers.openai;
     const provider = new OpenAiProvider({
       apiKey,
       baseUrl,
-      model: modelOverride ?? (process.env.OPENAI_MODEL || settings.model),
+      model: modelOverride ?? variables.OPENAI_MODEL ?? settings.model,
       toolCalling: settings.toolCalling,
       contextWindowTokens: settings.contextWindowTokens,
       maxOutputTokens: settings.maxOutputTokens,
     });
     return settings.toolCalling === "text" ? withTextToolProtocol(provider) : provider;
   }
-  const apiKey = process.env.ANTHROPIC_API_KEY;
-  const baseUrl = process.env.ANTHROPIC_BASE_URL;
+  const apiKey = variables.ANTHROPIC_API_KEY;
+  const baseUrl = variables.ANTHROPIC_BASE_URL;
   if (!apiKey && !baseUrl) return undefined;
   const settings = config.providers.anthropic;
   const provider = new AnthropicProvider({
     apiKey,
     baseUrl,
-    model: modelOverride ?? (process.env.ANTHROPIC_MODEL || settings.model),
+    model: modelOverride ?? variables.ANTHROPIC_MODEL ?? settings.model,
     contextWindowTokens: settings.contextWindowTokens,
     maxOutputTokens: settings.maxOutputTokens,
   });
   return settings.toolCalling === "text" ? withTextToolProtocol(provider) : provider;
 }
 
-const PROVIDER_ENVIRONMENT = ["XCLAW_PROVIDERS", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"];
-let cached: { config: TBehaviourConfig; environment: string; providers: TProvider[] } | undefined;
+let cached: { config: TBehaviourConfig; variables: TEnvironment; providers: TProvider[] } | undefined;
 
-/** The chain for a run. SDK clients are reused while the configuration stays the same. */
+/** The chain for a run. SDK clients are reused while the configuration (and the parsed environment) stays the same. */
 export function configuredProviders(config = getBehaviourConfig()): TProvider[] {
-  const environment = PROVIDER_ENVIRONMENT.map((name) => process.env[name] ?? "").join("\u0000");
-  if (cached && cached.config === config && cached.environment === environment) return cached.providers;
+  const variables = environment();
+  if (cached && cached.config === config && cached.variables === variables) return cached.providers;
   const providers = chainOrder(config)
     .map((name) => build(name, config))
     .filter((provider): provider is TProvider => provider !== undefined);
-  cached = { config, environment, providers };
+  cached = { config, variables, providers };
   return providers;
 }
 
@@ -75,8 +74,6 @@ export function providersWithModel(model: string, config = getBehaviourConfig())
  * order, its default model and the extra ones listed in `providers.<name>.models`. A choice is
  * stored on the session as "<provider>:<model>".
  */
-export type TModelChoice = { id: string; provider: TProviderName; model: string; isDefault: boolean };
-
 export function modelChoices(config = getBehaviourConfig()): TModelChoice[] {
   return configuredProviders(config).flatMap((provider, index) => {
     const models = [provider.model, ...config.providers[provider.name].models.filter((model) => model !== provider.model)];

@@ -1,3 +1,5 @@
+import type { TProviderName } from "@/lib/wire/providers";
+
 /**
  * xclaw's own message format, independent of any SDK. Every provider converts to and from it
  * inside its own module, so the agent loop, the database and the UI never see an SDK type.
@@ -32,7 +34,8 @@ export type TModelEvent =
   | { type: "usage"; usage: TUsage }
   | { type: "finish"; reason: "stop" | "tool-calls" | "length" | "other" };
 
-export type TProviderName = "openai" | "anthropic";
+// The names are wire types too (the model picker shows them): defined once, in lib/wire.
+export type { TProviderName };
 
 export interface TProvider {
   readonly name: TProviderName;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { AppError, isAppError } from "@/lib/errors";
 import { getSessionOrThrow } from "@/lib/sessions/sessions";
+import type { TApprovalDecision } from "@/lib/wire/approvals";
 import type { TMessageResult } from "./message-result";
 import type { TStartOverrides } from "./resume-session";
 import { startRun } from "./start-run";
@@ -12,18 +13,9 @@ import { requireProviders } from "./require-providers";
  * approval did not exist); deciding twice changes nothing; an expired approval counts as denied.
  * Providers are checked before anything is recorded, and the decision is recorded in the same
  * statement that claims the session for the run that acts on it (claim-session.ts), so a session
- * can never be left with a decided approval and no run.
+ * can never be left with a decided approval and no run. The decision's schema is shared with the
+ * chat page (lib/wire/approvals.ts).
  */
-export const ZApprovalDecision = z.strictObject({
-  decision: z.enum(["approve", "deny"], { error: 'decision must be "approve" or "deny".' }),
-  reason: z.string().trim().max(2_000, "The reason is at most 2,000 characters.").optional(),
-  /** "Always allow this tool in this session". */
-  alwaysAllow: z.boolean().optional(),
-  /** "Always allow this site in this session": the site named on the card (never one from the client). */
-  alwaysAllowSite: z.boolean().optional(),
-});
-export type TApprovalDecision = z.infer<typeof ZApprovalDecision>;
-
 const EXPIRED_REASON = "the approval expired before anyone decided";
 
 /** The origin on the stored card, if it names a valid http(s) origin. */

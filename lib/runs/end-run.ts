@@ -5,6 +5,7 @@ import { createLogger } from "@/lib/observability/logger";
 import { recordStep } from "@/lib/sessions/steps";
 import type { TClaimed } from "./claim-for-input";
 import { releaseSessionClaim } from "./claim-session";
+import { INTERRUPTED } from "./run-lease";
 import type { TRunRecorder } from "./run-recorder";
 import type { TRunLimits, TSessionRef } from "./run-types";
 
@@ -18,6 +19,7 @@ const STOP_NOTES: Record<string, string> = {
   user: "Stopped by the user.",
   timeout: "Stopped: the run reached its time limit.",
   shutdown: "Stopped: the server is shutting down. Press Resume to continue.",
+  handover: "The server restarted during this run: another server process continues it from here.",
 };
 
 function finalState(outcome: TAgentOutcome, limits: TRunLimits | undefined) {
@@ -29,6 +31,8 @@ function finalState(outcome: TAgentOutcome, limits: TRunLimits | undefined) {
     case "paused":
       return { status: "PAUSED" as const, statusReason: "waiting for approval" };
     case "stopped":
+      // Left for another process to resume (drain.ts): the same state a crash leaves, which Resume accepts.
+      if (outcome.reason === "handover") return { status: "FAILED" as const, statusReason: INTERRUPTED };
       return { status: "FAILED" as const, statusReason: outcome.reason === "timeout" && limits?.timeoutMs ? `stopped at the time limit (${Math.round(limits.timeoutMs / 1000)} s)` : STOP_REASONS[outcome.reason] };
     case "failed":
       return { status: "FAILED" as const, statusReason: outcome.error };

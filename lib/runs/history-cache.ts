@@ -1,3 +1,5 @@
+import { LRUCache } from "lru-cache";
+import { processSingleton } from "@/lib/process-singleton";
 import type { TMessage } from "@/lib/providers/types";
 
 /**
@@ -12,10 +14,7 @@ const TTL_MS = 15 * 60_000;
 /** Long conversations are re-read instead of held: the cache must stay small. */
 const MAX_CHARACTERS = 200_000;
 
-type TEntry = { userId: string; lastStepId: string; messages: TMessage[]; expires: number };
-
-const globalCache = globalThis as unknown as { xclawHistoryCache?: Map<string, TEntry> };
-const entries = (globalCache.xclawHistoryCache ??= new Map<string, TEntry>());
+type TEntry = { userId: string; lastStepId: string; messages: TMessage[] };
 
 function size(messages: TMessage[]): number {
   let total = 0;
@@ -24,22 +23,32 @@ function size(messages: TMessage[]): number {
     else for (const part of message.content) total += part.type === "text" ? part.text.length : part.data.length;
     if (total > MAX_CHARACTERS) break;
   }
-  return total;
+  // lru-cache wants a positive size, and an empty history is still an entry.
+  return Math.max(1, total);
 }
 
-export function rememberHistory(sessionId: string, entry: { userId: string; lastStepId: string; messages: TMessage[] }): void {
-  entries.delete(sessionId);
-  if (size(entry.messages) > MAX_CHARACTERS) return;
-  if (entries.size >= MAX_SESSIONS) entries.delete(entries.keys().next().value!);
-  entries.set(sessionId, { ...entry, messages: [...entry.messages], expires: Date.now() + TTL_MS });
+// Least recently used out first; a history too long to hold is not stored (and drops the old one).
+const entries = processSingleton(
+  "runs.history-cache",
+  () =>
+    new LRUCache<string, TEntry>({
+      max: MAX_SESSIONS,
+      ttl: TTL_MS,
+      maxEntrySize: MAX_CHARACTERS,
+      sizeCalculation: (entry) => size(entry.messages),
+    }),
+);
+
+export function rememberHistory(sessionId: string, entry: TEntry): void {
+  entries.set(sessionId, { ...entry, messages: [...entry.messages] });
 }
 
 /** The remembered history, if it is still exactly the session's history up to `previousStepId`. */
 export function recallHistory(sessionId: string, check: { userId: string; previousStepId: string | null }): TMessage[] | undefined {
   const entry = entries.get(sessionId);
-  if (!entry) return undefined;
+  // Used once: the run that takes it writes new steps, and remembers its own history at its end.
   entries.delete(sessionId);
-  if (entry.expires < Date.now() || entry.userId !== check.userId || entry.lastStepId !== check.previousStepId) return undefined;
+  if (!entry || entry.userId !== check.userId || entry.lastStepId !== check.previousStepId) return undefined;
   return entry.messages;
 }
 

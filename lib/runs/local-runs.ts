@@ -1,5 +1,6 @@
 import type { TAgentOutcome } from "@/lib/agent/agent-types";
-import type { TRunEvent } from "./run-types";
+import { processSingleton } from "@/lib/process-singleton";
+import type { TRunEvent, TRunTrigger } from "./run-types";
 
 /**
  * The runs this process is executing, with their event logs. A log lives only as long as its run:
@@ -10,6 +11,8 @@ export type TLocalRun = {
   id: string;
   sessionId: string;
   userId: string;
+  /** What started it: a shutdown hands runs that a person waits for over to another process (drain.ts). */
+  trigger: TRunTrigger;
   events: TRunEvent[];
   done: boolean;
   /** Set while the run writes its end: the heartbeat no longer counts it as running. */
@@ -20,10 +23,9 @@ export type TLocalRun = {
   readonly listeners: Set<() => void>;
 };
 
-const globalRuns = globalThis as unknown as { xclawLocalRuns?: Map<string, TLocalRun> };
-const runsBySession = (globalRuns.xclawLocalRuns ??= new Map<string, TLocalRun>());
+const runsBySession = processSingleton("runs.local-runs", () => new Map<string, TLocalRun>());
 
-export function createLocalRun(options: { id: string; sessionId: string; userId: string; controller: AbortController }): TLocalRun {
+export function createLocalRun(options: { id: string; sessionId: string; userId: string; trigger: TRunTrigger; controller: AbortController }): TLocalRun {
   const run: TLocalRun = { ...options, events: [], done: false, finishing: false, finished: Promise.resolve({ status: "stopped", reason: "user" }), listeners: new Set() };
   runsBySession.set(options.sessionId, run);
   return run;

@@ -1,14 +1,19 @@
+import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { defineJob } from "@/lib/jobs/define-job";
-import { markInterruptedIfStale } from "./run-lease";
+import { createLogger } from "@/lib/observability/logger";
+import { INTERRUPTED, markInterruptedIfStale } from "./run-lease";
+import { resumeSession } from "./resume-session";
 
 /**
  * The run core's housekeeping, as jobs on the jobs layer (any process may run them):
  * - approvals that nobody decided in time expire: the waiting call is answered "not run", the
  *   session is free again (a new message continues it), and the card says "expired";
  * - the event batches of runs that ended are deleted, and sessions whose process died without
- *   anyone looking at them are marked interrupted.
+ *   anyone looking at them are marked interrupted;
+ * - a run handed over by a process that shut down (drain.ts) is resumed in this one.
  */
+const log = createLogger("run");
 const EXPIRED_OBSERVATION = "Not run: the approval expired before anyone decided. Do not retry this call unless the user asks again.";
 
 export async function expirePendingApprovals(options: { now?: Date } = {}): Promise<number> {
@@ -55,4 +60,22 @@ export const expireApprovalsJob = defineJob(
 export const cleanRunStateJob = defineJob(
   { id: "runs.clean", trigger: { cron: "*/5 * * * *" }, singleton: { mode: "skip" }, retries: 2 },
   async ({ step }) => step.run("clean", () => cleanFinishedRunState()),
+);
+
+/** A run a shutting-down process handed over (drain.ts): resumed by whichever process takes the job. */
+export const RESUME_HANDED_OVER_EVENT = "runs/resume.requested";
+export const ZResumeHandedOver = z.object({ sessionId: z.uuid(), userId: z.uuid() });
+
+export const resumeHandedOverJob = defineJob(
+  { id: "runs.resume-handed-over", trigger: { event: RESUME_HANDED_OVER_EVENT }, schema: ZResumeHandedOver, retries: 5 },
+  async ({ event, step }) =>
+    step.run("resume", async () => {
+      const { sessionId, userId } = event.data;
+      const session = await db().chatSession.findFirst({ where: { id: sessionId, userId }, include: { user: { select: { instructions: true } } } });
+      // Someone pressed Resume or sent a message meanwhile: nothing is left to hand over.
+      if (!session || session.status !== "FAILED" || session.statusReason !== INTERRUPTED) return { resumed: false };
+      const result = await resumeSession({ userId, sessionId, instructions: session.user.instructions });
+      if (result.kind === "run") log.info("resumed a run handed over by a process that shut down", { sessionId });
+      return { resumed: result.kind === "run" };
+    }),
 );

@@ -3,6 +3,7 @@ import { RunStopped } from "@/lib/agent/stop-reasons";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import type { ChatSession } from "@/lib/db/generated/client";
+import { processSingleton } from "@/lib/process-singleton";
 import { recordStep } from "@/lib/sessions/steps";
 import { allLocalRuns, localRunOf } from "./local-runs";
 
@@ -20,8 +21,7 @@ import { allLocalRuns, localRunOf } from "./local-runs";
  * the route handlers as separate module graphs that share the run registry (local-runs.ts), so each
  * graph's heartbeat renews every run of the process and none takes another's runs for lost ones.
  */
-const processRunner = globalThis as unknown as { xclawRunnerId?: string };
-export const RUNNER_ID = (processRunner.xclawRunnerId ??= randomUUID());
+export const RUNNER_ID = processSingleton("runs.runner-id", () => randomUUID());
 
 export function leaseMs(): number {
   return getBehaviourConfig().runs.leaseSeconds * 1000;
@@ -36,13 +36,13 @@ export function leaseUntil(): Date {
  * this process runs and returns their stop flags. A run missing from the answer has lost its
  * lease (another process marked it interrupted and may have resumed it) and is stopped.
  */
-const processHeartbeat = globalThis as unknown as { xclawHeartbeat?: NodeJS.Timeout };
+const heartbeat = processSingleton("runs.heartbeat", (): { timer?: NodeJS.Timeout } => ({}));
 
 async function beat(): Promise<void> {
   const runs = allLocalRuns().filter((run) => !run.finishing);
   if (!runs.length) {
-    clearInterval(processHeartbeat.xclawHeartbeat);
-    processHeartbeat.xclawHeartbeat = undefined;
+    clearInterval(heartbeat.timer);
+    heartbeat.timer = undefined;
     return;
   }
   const rows = await db().$queryRaw<{ runId: string | null; stopRequestedAt: Date | null }[]>`
@@ -60,13 +60,13 @@ async function beat(): Promise<void> {
 
 /** Makes sure the process's heartbeat runs while it has runs; it stops itself when none are left. */
 export function ensureHeartbeat(): void {
-  if (processHeartbeat.xclawHeartbeat) return;
+  if (heartbeat.timer) return;
   const timer = setInterval(() => {
     // A missed beat is harmless: the lease outlasts several of them.
     beat().catch(() => {});
   }, getBehaviourConfig().runs.heartbeatSeconds * 1000);
   timer.unref?.();
-  processHeartbeat.xclawHeartbeat = timer;
+  heartbeat.timer = timer;
 }
 
 export function isLeaseFresh(session: Pick<ChatSession, "leaseExpiresAt" | "runnerId">): boolean {
@@ -78,6 +78,9 @@ export function isRunAlive(session: Pick<ChatSession, "id" | "status" | "leaseEx
   if (session.status !== "RUNNING") return false;
   return !!localRunOf(session.id) || isLeaseFresh(session);
 }
+
+/** The status reason of a session whose run was interrupted and may be resumed. */
+export const INTERRUPTED = "interrupted";
 
 /** The error of a step that was running when its process went away (the note after it explains it). */
 export const INTERRUPTED_STEP_ERROR = "interrupted: the server stopped while this step ran";
@@ -91,7 +94,7 @@ export async function markInterruptedIfStale(session: ChatSession): Promise<Chat
   if (session.status !== "RUNNING" || isRunAlive(session)) return session;
   const updated = await db().chatSession.updateMany({
     where: { id: session.id, status: "RUNNING", runnerId: session.runnerId, runId: session.runId },
-    data: { status: "FAILED", statusReason: "interrupted", runnerId: null, leaseExpiresAt: null, stopRequestedAt: null },
+    data: { status: "FAILED", statusReason: INTERRUPTED, runnerId: null, leaseExpiresAt: null, stopRequestedAt: null },
   });
   if (updated.count === 0) return db().chatSession.findUniqueOrThrow({ where: { id: session.id } });
   await db().step.updateMany({

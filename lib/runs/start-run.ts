@@ -8,6 +8,7 @@ import { configuredProviders } from "@/lib/providers/registry";
 import { stepKey } from "@/lib/sessions/sessions";
 import { runChild } from "./child-runs";
 import { claimForInput } from "./claim-for-input";
+import { isDraining } from "./drain-state";
 import { recordRunEnd } from "./end-run";
 import { runEventBus } from "./event-bus";
 import { executeAgentRun } from "./execute-agent-run";
@@ -51,6 +52,7 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
   if ((options.depth ?? 0) > MAX_RUN_DEPTH) throw new AppError("conflict", `Sub-agents may nest at most ${MAX_RUN_DEPTH} levels deep.`);
   const { maxConcurrent } = getBehaviourConfig().runs;
   // Refused before anything is written: a run either starts and finishes, or never starts.
+  if (isDraining()) throw new AppError("unavailable", "This server is restarting. Try again in a few seconds.", { headers: { "retry-after": "5" } });
   if (localRunCount() >= maxConcurrent) {
     throw new AppError("unavailable", `The server is running as many conversations as it can (${maxConcurrent}). Try again in a few seconds.`, { headers: { "retry-after": "5" } });
   }
@@ -58,7 +60,7 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
   const claim = await claimForInput(session, input, runId, options.parentStepId);
 
   const controller = new AbortController();
-  const run = createLocalRun({ id: runId, sessionId: session.id, userId: session.userId, controller });
+  const run = createLocalRun({ id: runId, sessionId: session.id, userId: session.userId, trigger: options.trigger ?? "web", controller });
   runEventBus().attach(run);
   publishLocal(run, { type: "run-start", runId, sessionId: session.id, userStep: input.kind === "message" && claim.firstStep ? stepKey(claim.firstStep.seq) : undefined });
   ensureHeartbeat();

@@ -7,7 +7,8 @@ import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import type { TCgroupDetection, TCgroupReport, TCommandCgroup } from "./cgroups";
 import { HeadTailBuffer, type TCommandResult, type TRunCommandOptions, type TSandbox, type TWorkspaceScope } from "./types";
-import { openDirectoryBeneath } from "./workspace-files";
+import { openDirectoryBeneath } from "./workspace-paths";
+import { enforcementNote, workspaceQuota, type TQuotaTicket } from "./workspace-quota";
 import { MAX_WORKSPACE_DEPTH, MAX_WORKSPACE_ENTRIES, mebibytes, surveyWorkspace, type TWorkspaceOwner, type TWorkspaceUsage } from "./workspace-usage";
 
 /**
@@ -21,7 +22,10 @@ import { MAX_WORKSPACE_DEPTH, MAX_WORKSPACE_ENTRIES, mebibytes, surveyWorkspace,
  * - a cgroup per command (cgroups.ts) bounds the memory and the number of processes of the whole
  *   command; without one, each process gets an address-space and process-count rlimit instead;
  * - rlimits (prlimit) for CPU time and file size — the file size is the room left in the user's
- *   workspace quota, so no file can outgrow it — and no core dumps;
+ *   workspace quota, so no one file can outgrow it — and no core dumps;
+ * - the quota across all the files the user's commands write at once: a watch per workspace
+ *   (workspace-quota.ts) measures it while they run, stops them when it is passed and cuts back
+ *   what was written past it;
  * - the workspace is measured before and after the command (workspace-usage.ts), which also strips
  *   setuid/setgid bits;
  * - a wall-clock timer kills the whole process group, and with it the PID namespace.
@@ -162,7 +166,9 @@ export class BubblewrapSandbox implements TSandbox {
     }
     if (this.features.size) enforced.push(`/tmp: ${this.tmpBytes / MEBIBYTE} MiB`);
     else notEnforced.push(`/tmp size: ${this.features.version} has no --size (0.8+ has); /tmp is bounded only by ${manager ? "the memory cgroup" : "the host's memory"}`);
-    enforced.push(`workspace quota: ${mebibytes(this.quotaBytes)} MiB per user (measured before and after each command; a file may grow only into the room left)`);
+    enforced.push(
+      `workspace quota: ${mebibytes(this.quotaBytes)} MiB per user, across everything its commands write at once (a file may grow only into the room left; the workspace is measured while commands run, and when it passes the quota they are stopped and what was written past it is cut back)`,
+    );
     enforced.push(`CPU time: ${cpuSeconds} s per process; no network; read-only system; setuid/setgid bits removed from the workspace`);
     return { cgroup: manager?.version ?? null, runAsUid: this.runAs?.uid ?? null, enforced, notEnforced };
   }
@@ -173,11 +179,21 @@ export class BubblewrapSandbox implements TSandbox {
     const started = performance.now();
     const workspace = this.options.workspaceRoot(options.userId);
     await mkdir(workspace, { recursive: true, mode: 0o700 });
-    const before = await surveyWorkspace(workspace, { owner: this.runAs, repair: true });
+    const quota = await workspaceQuota(workspace);
+    const { ticket, before } = await quota.enter(this.quotaBytes, () => surveyWorkspace(workspace, { owner: this.runAs, repair: true, files: true }));
+    try {
+      return await this.runWatched(options, workspace, before, ticket, started);
+    } finally {
+      // Normally already left in runWatched; this only covers a failure before it.
+      await ticket.leave().catch(() => undefined);
+    }
+  }
+
+  private async runWatched(options: TRunCommandOptions, workspace: string, before: TWorkspaceUsage, ticket: TQuotaTicket, started: number): Promise<TCommandResult> {
     const room = before.complete ? Math.max(0, this.quotaBytes - before.bytes) : 0;
     const notes: string[] = [];
     if (room === 0) {
-      notes.push(`[workspace over quota when the command started: ${usageText(before)} of ${mebibytes(this.quotaBytes)} MiB; no file could grow, delete files to make room]`);
+      notes.push(`[workspace full when the command started: ${usageText(before)} of ${mebibytes(this.quotaBytes)} MiB; no file could grow, delete files to make room]`);
     }
     const manager = this.options.cgroups?.manager;
     const memoryBytes = this.options.memoryMegabytes * MEBIBYTE;
@@ -193,7 +209,7 @@ export class BubblewrapSandbox implements TSandbox {
     let folders: TScopeFolders | undefined;
     try {
       folders = options.scope ? await this.openScope(workspace, options.scope) : undefined;
-      outcome = await this.execute(options, workspace, room, cgroup, folders);
+      outcome = await this.execute(options, workspace, room, cgroup, folders, ticket);
       report = await cgroup?.report();
     } finally {
       await folders?.root.close().catch(() => {});
@@ -202,6 +218,8 @@ export class BubblewrapSandbox implements TSandbox {
     }
     if (report?.outOfMemory) notes.push(`[killed: out of memory; the command may use ${this.options.memoryMegabytes} MiB in all, /tmp included]`);
     if (report?.processLimitReached) notes.push(`[process limit reached: the command may have ${this.maxProcesses} processes at once; more could not start]`);
+    const enforcement = await ticket.leave();
+    if (enforcement) notes.push(enforcementNote(enforcement));
     const after = await surveyWorkspace(workspace, { owner: this.runAs, repair: true });
     if (!after.complete || after.bytes > this.quotaBytes) {
       notes.push(`[workspace over quota: ${usageText(after)} of ${mebibytes(this.quotaBytes)} MiB; delete files, or the next command cannot write any]`);
@@ -274,7 +292,7 @@ export class BubblewrapSandbox implements TSandbox {
     ];
   }
 
-  private async execute(options: TRunCommandOptions, workspace: string, fileSizeLimit: number, cgroup: TCommandCgroup | undefined, folders?: TScopeFolders): Promise<TOutcome> {
+  private async execute(options: TRunCommandOptions, workspace: string, fileSizeLimit: number, cgroup: TCommandCgroup | undefined, folders: TScopeFolders | undefined, quota: TQuotaTicket): Promise<TOutcome> {
     // The shell waits on fd 3 until the cgroup has it, then becomes bwrap: bwrap and everything it
     // starts are in the cgroup from their first instruction. A closed fd 3 means "do not start".
     // SIGXFSZ ignored (inherited by everything the command runs): a write past the file size limit
@@ -323,7 +341,17 @@ export class BubblewrapSandbox implements TSandbox {
         throw new AppError("unavailable", `The sandbox could not place the command in its cgroup (${(error as Error).message}).`, { cause: error });
       }
     }
-    gate.end("go\n");
+    // Before the command starts: the quota watch may stop it from the first instruction on, and a
+    // run stopped (or timed out) while the sandbox was being set up never starts it at all (an
+    // abort listener added after the signal fired would never be called).
+    quota.attach(kill, exited);
+    options.signal?.addEventListener("abort", kill, { once: true });
+    if (options.signal?.aborted) {
+      gate.destroy();
+      kill();
+    } else {
+      gate.end("go\n");
+    }
     child.stdin.end(options.stdin ?? "");
 
     let timedOut = false;
@@ -331,7 +359,6 @@ export class BubblewrapSandbox implements TSandbox {
       timedOut = true;
       kill();
     }, options.timeoutMs);
-    options.signal?.addEventListener("abort", kill, { once: true });
     const exitCode = await exited;
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", kill);

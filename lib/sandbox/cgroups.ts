@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { constants as FS, accessSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { environment } from "@/lib/config/environment";
 
 /**
  * Whole-command limits with cgroups. Each command gets a cgroup of its own, with a memory limit
@@ -54,7 +55,7 @@ export function readCgroupSystem(): TCgroupSystem {
       return "";
     }
   };
-  return { mountinfo: read("/proc/self/mountinfo"), cgroup: read("/proc/self/cgroup"), uid: process.getuid?.() ?? -1, sandboxCgroup: process.env.XCLAW_SANDBOX_CGROUP || undefined };
+  return { mountinfo: read("/proc/self/mountinfo"), cgroup: read("/proc/self/cgroup"), uid: process.getuid?.() ?? -1, sandboxCgroup: environment().XCLAW_SANDBOX_CGROUP };
 }
 
 type TMount = { root: string; point: string; type: string; options: string[] };
@@ -105,6 +106,16 @@ function counter(text: string, name: string): number {
 
 async function readOptional(file: string): Promise<string> {
   return readFile(file, "utf8").catch(() => "");
+}
+
+/** What a command's cgroup counted; v1 keeps the memory counters in memory.oom_control, v2 in memory.events. */
+async function readReport(files: { memoryEvents: string; pidsDirectory: string }): Promise<TCgroupReport> {
+  const peak = Number((await readOptional(path.join(files.pidsDirectory, "pids.peak"))).trim());
+  return {
+    outOfMemory: counter(await readOptional(files.memoryEvents), "oom_kill") > 0,
+    processLimitReached: counter(await readOptional(path.join(files.pidsDirectory, "pids.events")), "max") > 0,
+    peakProcesses: Number.isFinite(peak) && peak > 0 ? peak : undefined,
+  };
 }
 
 /** Kills what is left in a cgroup (normally nothing: the PID namespace dies with the command) and removes it. */
@@ -164,14 +175,7 @@ class CgroupV1Manager implements TCgroupManager {
         await writeFile(path.join(memory, "cgroup.procs"), String(pid));
         await writeFile(path.join(pids, "cgroup.procs"), String(pid));
       },
-      report: async () => {
-        const peak = Number((await readOptional(path.join(pids, "pids.peak"))).trim());
-        return {
-          outOfMemory: counter(await readOptional(path.join(memory, "memory.oom_control")), "oom_kill") > 0,
-          processLimitReached: counter(await readOptional(path.join(pids, "pids.events")), "max") > 0,
-          peakProcesses: Number.isFinite(peak) && peak > 0 ? peak : undefined,
-        };
-      },
+      report: () => readReport({ memoryEvents: path.join(memory, "memory.oom_control"), pidsDirectory: pids }),
       remove: () => emptyAndRemove([memory, pids], path.join(pids, "cgroup.procs")),
     };
   }
@@ -196,14 +200,7 @@ class CgroupV2Manager implements TCgroupManager {
     }
     return {
       join: (pid) => writeFile(path.join(directory, "cgroup.procs"), String(pid)),
-      report: async () => {
-        const peak = Number((await readOptional(path.join(directory, "pids.peak"))).trim());
-        return {
-          outOfMemory: counter(await readOptional(path.join(directory, "memory.events")), "oom_kill") > 0,
-          processLimitReached: counter(await readOptional(path.join(directory, "pids.events")), "max") > 0,
-          peakProcesses: Number.isFinite(peak) && peak > 0 ? peak : undefined,
-        };
-      },
+      report: () => readReport({ memoryEvents: path.join(directory, "memory.events"), pidsDirectory: directory }),
       remove: async () => {
         // cgroup.kill (Linux 5.14+) kills every process in the group at once.
         await writeFile(path.join(directory, "cgroup.kill"), "1").catch(() => {});

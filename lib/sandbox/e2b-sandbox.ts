@@ -1,8 +1,11 @@
 import path from "node:path";
+import { environment } from "@/lib/config/environment";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import { clipMiddle, type TCommandResult, type TRunCommandOptions, type TSandbox } from "./types";
-import { assertExtension, looksBinary, normalizeWorkspacePath, type TListEntry, type TWorkspaceFiles, type TWorkspaceLimits } from "./workspace-files";
+import { looksBinary } from "./text-detection";
+import type { TListEntry, TWorkspaceFiles, TWorkspaceLimits } from "./workspace-files";
+import { assertExtension, normalizeWorkspacePath } from "./workspace-paths";
 
 /**
  * Remote sandboxes through the e2b SDK, against E2B itself or any E2B-compatible service such as
@@ -37,10 +40,11 @@ export type TRemoteSandboxFactory = (options: { template: string; sessionId: str
 /** The real factory: the e2b SDK, configured from E2B_API_KEY / E2B_DOMAIN / E2B_API_URL. */
 export const e2bSdkFactory: TRemoteSandboxFactory = async ({ template, sessionId, userId }) => {
   const { Sandbox } = await import("e2b");
+  const { E2B_API_KEY, E2B_DOMAIN, E2B_API_URL } = environment();
   const sandbox = await Sandbox.create(template, {
-    apiKey: process.env.E2B_API_KEY,
-    domain: process.env.E2B_DOMAIN,
-    apiUrl: process.env.E2B_API_URL,
+    apiKey: E2B_API_KEY,
+    domain: E2B_DOMAIN,
+    apiUrl: E2B_API_URL,
     metadata: { xclawSession: sessionId, xclawUser: userId },
   });
   return {

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
-import { dataDirectory } from "@/lib/config/environment";
+import { dataDirectory, environment } from "@/lib/config/environment";
 import { createLogger } from "@/lib/observability/logger";
+import { processSingleton } from "@/lib/process-singleton";
 import { BubblewrapSandbox, findBubblewrap, missingSandboxTools, type TSandboxEnforcement } from "./bubblewrap-sandbox";
 import { detectCgroups } from "./cgroups";
 import { E2bSandbox, RemoteWorkspace } from "./e2b-sandbox";
@@ -57,7 +58,8 @@ export function createSandboxRuntime(config: TBehaviourConfig, overrides: { e2b?
     return { mode: "none", reason: "The administrator turned the shell off (sandbox.mode: none).", limits, workspaceFor: local, folderFor };
   }
   if (mode === "e2b") {
-    if (!overrides.e2b && !process.env.E2B_API_KEY && !process.env.E2B_DOMAIN && !process.env.E2B_API_URL) {
+    const { E2B_API_KEY, E2B_DOMAIN, E2B_API_URL } = environment();
+    if (!overrides.e2b && !E2B_API_KEY && !E2B_DOMAIN && !E2B_API_URL) {
       return { mode: "none", reason: "sandbox.mode is e2b, but E2B_API_KEY / E2B_DOMAIN are not set.", limits, workspaceFor: local, folderFor };
     }
     const sandbox =
@@ -126,12 +128,7 @@ export function localWorkspace(userId: string, config = getBehaviourConfig()): W
  * route, jobs) and resume in a route handler's (an approval), which must find the same sandbox.
  */
 function processE2bSandbox(options: { template: string; idleMs: number; maxOutputBytes: number }): E2bSandbox {
-  const shared = globalThis as unknown as { xclawE2bSandboxes?: Map<string, E2bSandbox> };
-  const sandboxes = (shared.xclawE2bSandboxes ??= new Map());
-  const key = JSON.stringify(options);
-  let sandbox = sandboxes.get(key);
-  if (!sandbox) sandboxes.set(key, (sandbox = new E2bSandbox(options)));
-  return sandbox;
+  return processSingleton(`sandbox.e2b:${JSON.stringify(options)}`, () => new E2bSandbox(options));
 }
 
 let cached: { config: TBehaviourConfig; runtime: TSandboxRuntime } | undefined;

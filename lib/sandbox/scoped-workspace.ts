@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { TWorkspaceScope } from "./types";
-import { openDirectoryBeneath, realPathOf, Workspace, WorkspacePathError, type TListEntry, type TWorkspaceFiles, type TWorkspaceLimits } from "./workspace-files";
+import { Workspace, type TListEntry, type TWorkspaceFiles, type TWorkspaceLimits } from "./workspace-files";
+import { openDirectoryBeneath, realPathOf, WorkspacePathError } from "./workspace-paths";
 import type { TWorkspaceOwner } from "./workspace-usage";
 
 /**

@@ -1,8 +1,11 @@
 import { constants as FS, type Stats } from "node:fs";
-import { chown, lstat, mkdir, open, readdir, readlink, realpath, unlink, type FileHandle } from "node:fs/promises";
+import { chown, lstat, mkdir, open, readdir, realpath, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "@/lib/errors";
-import { mebibytes, surveyWorkspace, type TWorkspaceOwner } from "./workspace-usage";
+import { looksBinary } from "./text-detection";
+import { assertExtension, descriptorPath, inside, normalizeWorkspacePath, realAncestor, WorkspacePathError } from "./workspace-paths";
+import { workspaceQuota } from "./workspace-quota";
+import { inodeKey, mebibytes, surveyWorkspace, type TWorkspaceOwner } from "./workspace-usage";
 
 /**
  * Safe file access inside one user's workspace directory, for the file tools.
@@ -15,7 +18,9 @@ import { mebibytes, surveyWorkspace, type TWorkspaceOwner } from "./workspace-us
  * so a final symlink is never followed and nothing is created outside. Files with more than one
  * hard link are refused: a hard link can point at a file outside the workspace.
  *
- * Writes respect the per-user quota (measured as in workspace-usage.ts). When the app runs as root,
+ * Writes respect the per-user quota (measured as in workspace-usage.ts): the check and the write
+ * hold the workspace's quota lock (workspace-quota.ts), so two writes at once cannot both use the
+ * room left, and a write made while commands run is never cut back. When the app runs as root,
  * what the file tools create is given to the sandbox's user (`owner`), so commands can use it.
  */
 export type TWorkspaceLimits = {
@@ -26,89 +31,6 @@ export type TWorkspaceLimits = {
   /** Disk space the whole workspace may use; unset = no quota (remote workspaces). */
   quotaBytes?: number;
 };
-
-export class WorkspacePathError extends AppError {
-  constructor(message: string) {
-    super("bad_request", message);
-    this.name = "WorkspacePathError";
-  }
-}
-
-const MAX_PATH_LENGTH = 1_024;
-
-function inside(root: string, candidate: string): boolean {
-  return candidate === root || candidate.startsWith(root + path.sep);
-}
-
-const MAX_NAME_BYTES = 255;
-
-/**
- * Lexical checks and normalisation; returns the path relative to the workspace root ("" = root).
- * `aliases` are other spellings of the root (the configured path when the root is reached through
- * a symlink) that absolute paths may use.
- */
-export function normalizeWorkspacePath(root: string, requested: string, aliases: string[] = []): string {
-  if (typeof requested !== "string") throw new WorkspacePathError("The path must be a string.");
-  if (requested.includes("\0")) throw new WorkspacePathError("The path contains a NUL byte.");
-  if (requested.length > MAX_PATH_LENGTH) throw new WorkspacePathError(`The path is longer than ${MAX_PATH_LENGTH} characters.`);
-  // Models often pad paths with spaces; a file name with leading or trailing spaces is never meant.
-  const trimmed = requested.trim();
-  let relative = trimmed;
-  if (path.isAbsolute(trimmed)) {
-    const absolute = path.resolve(trimmed);
-    const base = [root, ...aliases].find((candidate) => inside(candidate, absolute));
-    if (!base) {
-      throw new WorkspacePathError(`"${requested}" is outside your workspace. Use a path relative to the workspace, e.g. notes/todo.md.`);
-    }
-    relative = path.relative(base, absolute);
-  }
-  const resolved = path.resolve(root, relative || ".");
-  if (!inside(root, resolved)) throw new WorkspacePathError(`"${requested}" is outside your workspace ("..").`);
-  const normalized = path.relative(root, resolved);
-  if (normalized.split(path.sep).some((name) => Buffer.byteLength(name) > MAX_NAME_BYTES)) {
-    throw new WorkspacePathError(`A name in "${requested}" is longer than ${MAX_NAME_BYTES} bytes.`);
-  }
-  return normalized;
-}
-
-/** The real path of the deepest ancestor of `target` that exists (symlinks followed). */
-async function realAncestor(target: string): Promise<{ real: string; missing: string[] }> {
-  const missing: string[] = [];
-  let current = target;
-  while (true) {
-    try {
-      return { real: await realpath(current), missing };
-    } catch (error) {
-      // Missing, or a file / symlink loop where a folder should be: judge the part that resolves.
-      // Walking up (instead of failing) also keeps the answer the same whatever lies outside.
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ELOOP") throw new WorkspacePathError("The path goes through a symlink loop.");
-      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
-      missing.unshift(path.basename(current));
-      const parent = path.dirname(current);
-      if (parent === current) throw error;
-      current = parent;
-    }
-  }
-}
-
-async function descriptorPath(handle: FileHandle): Promise<string> {
-  return readlink(`/proc/self/fd/${handle.fd}`);
-}
-
-export function extensionOf(name: string): string {
-  const base = path.basename(name).toLowerCase();
-  const dot = base.lastIndexOf(".");
-  return dot > 0 ? base.slice(dot) : "";
-}
-
-export function assertExtension(relative: string, allowed: string[], verb: "read" | "write") {
-  const extension = extensionOf(relative);
-  if (!allowed.includes(extension)) {
-    const shown = extension || "(no extension)";
-    throw new WorkspacePathError(`Files of type ${shown} cannot be ${verb === "read" ? "read" : "written"} by this tool. Allowed: ${allowed.join(", ")}.`);
-  }
-}
 
 export type TListEntry = { name: string; type: "file" | "directory" | "symlink" | "other"; size: number };
 
@@ -165,6 +87,16 @@ export class Workspace implements TWorkspaceFiles {
   /** Gives something the app just created to the sandbox's user (when the app runs as root). */
   private async giveToOwner(handle: FileHandle): Promise<void> {
     if (this.options.owner) await handle.chown(this.options.owner.uid, this.options.owner.gid);
+  }
+
+  /**
+   * Runs a write's quota check and the write itself alone among this workspace's writers; the
+   * written file's size then counts as allowed for any command running meanwhile.
+   */
+  private async withinQuota<T>(write: (written: (stats: Stats) => void) => Promise<T>): Promise<T> {
+    if (this.limits.quotaBytes === undefined) return write(() => {});
+    const watch = await workspaceQuota(this.options.usageRoot ?? (await this.rootReal()));
+    return watch.exclusive(() => write((stats) => watch.noteWritten(inodeKey(stats), stats.size)));
   }
 
   /** Refuses a write that would take the workspace past its quota. */
@@ -290,7 +222,13 @@ export class Workspace implements TWorkspaceFiles {
     if (bytes > this.limits.maxWriteBytes) {
       throw new AppError("payload_too_large", `The content is ${bytes} bytes; the limit for writing is ${this.limits.maxWriteBytes} bytes.`);
     }
-    await this.assertRoom(requested, bytes);
+    return this.withinQuota(async (written) => {
+      await this.assertRoom(requested, bytes);
+      return this.writeChecked(requested, text, bytes, written);
+    });
+  }
+
+  private async writeChecked(requested: string, text: string, bytes: number, written: (stats: Stats) => void): Promise<{ relative: string; bytes: number; created: boolean }> {
     let created = false;
     // Open without creating first, so an existing file is never replaced through a race.
     const { handle, relative } = await this.openFile(requested, FS.O_WRONLY, "write").catch(async (error: AppError) => {
@@ -309,6 +247,7 @@ export class Workspace implements TWorkspaceFiles {
       // Truncate only after the descriptor is verified to be ours.
       await handle.truncate(0);
       await handle.write(text, 0, "utf8");
+      written(await handle.stat());
       return { relative, bytes, created };
     } finally {
       await handle.close();
@@ -320,16 +259,19 @@ export class Workspace implements TWorkspaceFiles {
    * caller picks another name on `conflict`), any extension, within the quota and the same path checks.
    */
   async createUpload(requested: string, data: Uint8Array): Promise<{ relative: string; bytes: number }> {
-    await this.assertRoom(requested, data.byteLength);
-    const { handle, relative } = await this.openFile(requested, FS.O_WRONLY | FS.O_CREAT | FS.O_EXCL, "write", true);
-    try {
-      await this.verifyOpenedFile(handle, relative);
-      await this.giveToOwner(handle);
-      await handle.write(data, 0, data.byteLength, 0);
-      return { relative, bytes: data.byteLength };
-    } finally {
-      await handle.close();
-    }
+    return this.withinQuota(async (written) => {
+      await this.assertRoom(requested, data.byteLength);
+      const { handle, relative } = await this.openFile(requested, FS.O_WRONLY | FS.O_CREAT | FS.O_EXCL, "write", true);
+      try {
+        await this.verifyOpenedFile(handle, relative);
+        await this.giveToOwner(handle);
+        await handle.write(data, 0, data.byteLength, 0);
+        written(await handle.stat());
+        return { relative, bytes: data.byteLength };
+      } finally {
+        await handle.close();
+      }
+    });
   }
 
   /** The bytes of an uploaded file (any extension), at most `maxBytes`. */
@@ -392,70 +334,3 @@ export class Workspace implements TWorkspaceFiles {
   }
 }
 
-/** NUL bytes or invalid UTF-8 in the first 8 KiB mean binary. */
-export function looksBinary(data: Buffer): boolean {
-  const sample = data.subarray(0, 8_192);
-  if (sample.includes(0)) return true;
-  try {
-    new TextDecoder("utf-8", { fatal: true }).decode(sample.length === data.length ? sample : trimPartialCharacter(sample));
-    return false;
-  } catch {
-    return true;
-  }
-}
-
-function trimPartialCharacter(sample: Buffer): Buffer {
-  // A sample cut in the middle of a multi-byte character is not binary.
-  const end = sample.length;
-  for (let back = 1; back <= 3 && end - back >= 0; back++) {
-    const byte = sample[end - back]!;
-    if ((byte & 0xc0) === 0xc0) return sample.subarray(0, end - back);
-    if ((byte & 0x80) === 0) break;
-  }
-  return sample;
-}
-
-/**
- * Opens (and with `create`, makes) the folder `relative` below `root` one component at a time,
- * each opened relative to the verified one before it with O_NOFOLLOW, so no symlink anywhere on
- * the way is followed — the folder is inside `root` whatever else writes there. The caller closes
- * the handle. Used for a worker's folders, which the owner's own agent could otherwise swap for links.
- */
-export async function openDirectoryBeneath(root: string, relative: string, options: { create: boolean; owner?: TWorkspaceOwner }): Promise<FileHandle> {
-  const parts = relative.split("/").filter((part) => part !== "" && part !== ".");
-  if (parts.some((part) => part === ".." || part.includes("\0") || Buffer.byteLength(part) > MAX_NAME_BYTES)) {
-    throw new WorkspacePathError(`"${relative}" is not a folder name below the workspace.`);
-  }
-  await mkdir(root, { recursive: true, mode: 0o700 });
-  let dir = await open(root, FS.O_RDONLY | FS.O_DIRECTORY);
-  try {
-    for (const part of parts) {
-      const next = `/proc/self/fd/${dir.fd}/${part}`;
-      if (options.create) {
-        await mkdir(next, { mode: 0o700 }).then(
-          async () => {
-            if (options.owner) await chown(next, options.owner.uid, options.owner.gid);
-          },
-          (error: NodeJS.ErrnoException) => {
-            if (error.code !== "EEXIST") throw new WorkspacePathError(`Cannot create the folder "${relative}" (${error.code}).`);
-          },
-        );
-      }
-      const child = await open(next, FS.O_RDONLY | FS.O_DIRECTORY | FS.O_NOFOLLOW).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") throw new AppError("not_found", `No such folder: ${relative}`);
-        throw new WorkspacePathError(`"${relative}" goes through a symlink or a file where a folder should be.`);
-      });
-      await dir.close();
-      dir = child;
-    }
-    return dir;
-  } catch (error) {
-    await dir.close();
-    throw error;
-  }
-}
-
-/** The real path of an open descriptor (what the kernel says it is, whatever was renamed). */
-export async function realPathOf(handle: FileHandle): Promise<string> {
-  return descriptorPath(handle);
-}

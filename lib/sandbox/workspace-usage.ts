@@ -26,7 +26,12 @@ export type TWorkspaceUsage = {
   complete: boolean;
   /** Paths (relative) whose setuid/setgid bits were removed. */
   cleared: string[];
+  /** With `files: true`: every regular file (workspace-quota.ts cuts back what grew past the quota). */
+  files?: TWorkspaceFile[];
 };
+
+/** A regular file as the walk saw it; `key` names the inode (device and number). */
+export type TWorkspaceFile = { key: string; path: string; size: number; bytes: number; modifiedMs: number };
 
 export const MAX_WORKSPACE_ENTRIES = 200_000;
 export const MAX_WORKSPACE_DEPTH = 128;
@@ -36,7 +41,11 @@ export const MAX_WORKSPACE_DEPTH = 128;
 const O_PATH = 0o10000000;
 const SET_ID_BITS = 0o6000;
 
-type TWalk = { bytes: number; entries: number; complete: boolean; cleared: string[]; seen: Set<string>; owner?: TWorkspaceOwner; repair: boolean };
+type TWalk = { bytes: number; entries: number; complete: boolean; cleared: string[]; seen: Set<string>; owner?: TWorkspaceOwner; repair: boolean; files?: TWorkspaceFile[] };
+
+export function inodeKey(stats: { dev: number; ino: number }): string {
+  return `${stats.dev}:${stats.ino}`;
+}
 
 function needsRepair(walk: TWalk, stats: Stats): boolean {
   if (!walk.repair || stats.isSymbolicLink()) return false;
@@ -88,11 +97,16 @@ async function openDirectory(entryPath: string): Promise<FileHandle> {
 
 function count(walk: TWalk, stats: Stats): void {
   if (!stats.isDirectory() && stats.nlink > 1) {
-    const key = `${stats.dev}:${stats.ino}`;
+    const key = inodeKey(stats);
     if (walk.seen.has(key)) return;
     walk.seen.add(key);
   }
   walk.bytes += stats.blocks * 512;
+}
+
+function record(walk: TWalk, stats: Stats, relative: string): void {
+  if (!walk.files || !stats.isFile()) return;
+  walk.files.push({ key: inodeKey(stats), path: relative, size: stats.size, bytes: stats.blocks * 512, modifiedMs: stats.mtimeMs });
 }
 
 async function walkDirectory(walk: TWalk, directory: FileHandle, relative: string, depth: number): Promise<void> {
@@ -122,6 +136,7 @@ async function walkDirectory(walk: TWalk, directory: FileHandle, relative: strin
     const entryPath = `/proc/self/fd/${directory.fd}/${name}`;
     const entryRelative = relative ? `${relative}/${name}` : name;
     count(walk, stats);
+    record(walk, stats, entryRelative);
     if (needsRepair(walk, stats)) await repair(walk, entryPath, stats, entryRelative);
     if (!stats.isDirectory()) continue;
     if (depth + 1 > MAX_WORKSPACE_DEPTH) {
@@ -144,8 +159,8 @@ async function walkDirectory(walk: TWalk, directory: FileHandle, relative: strin
 }
 
 /** Walks the workspace at `root` (which must exist); see the comment at the top. */
-export async function surveyWorkspace(root: string, options: { owner?: TWorkspaceOwner; repair: boolean }): Promise<TWorkspaceUsage> {
-  const walk: TWalk = { bytes: 0, entries: 0, complete: true, cleared: [], seen: new Set(), owner: options.owner, repair: options.repair };
+export async function surveyWorkspace(root: string, options: { owner?: TWorkspaceOwner; repair: boolean; files?: boolean }): Promise<TWorkspaceUsage> {
+  const walk: TWalk = { bytes: 0, entries: 0, complete: true, cleared: [], seen: new Set(), owner: options.owner, repair: options.repair, files: options.files ? [] : undefined };
   const stats = await lstat(root);
   if (needsRepair(walk, stats)) await repair(walk, root, stats, "");
   count(walk, stats);
@@ -155,7 +170,7 @@ export async function surveyWorkspace(root: string, options: { owner?: TWorkspac
   } finally {
     await directory.close();
   }
-  return { bytes: walk.bytes, entries: walk.entries, complete: walk.complete, cleared: walk.cleared };
+  return { bytes: walk.bytes, entries: walk.entries, complete: walk.complete, cleared: walk.cleared, ...(walk.files ? { files: walk.files } : {}) };
 }
 
 export function mebibytes(bytes: number): string {

@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
+import { environment, manifestVariable } from "@/lib/config/environment";
 import { parseSkillMarkdown, skillRequirements, type TParsedSkill, type TSkillFrontMatter } from "./skill-format";
 
 /**
@@ -7,16 +8,12 @@ import { parseSkillMarkdown, skillRequirements, type TParsedSkill, type TSkillFr
  * those inside plugins, and reviewed uploads. A folder is a skill when it holds a SKILL.md.
  */
 export function bundledSkillRoots(): string[] {
-  const configured = process.env.XCLAW_BUNDLED_SKILLS;
-  if (configured !== undefined) return configured.split(path.delimiter).filter(Boolean).map((root) => path.resolve(root));
-  return [path.join(process.cwd(), "skills")];
+  return environment().XCLAW_BUNDLED_SKILLS ?? [path.join(process.cwd(), "skills")];
 }
 
 /** Where the bundled plugins are (plugins/ or XCLAW_BUNDLED_PLUGINS); their manifests may name skill folders. */
 export function bundledPluginRoots(): string[] {
-  const configured = process.env.XCLAW_BUNDLED_PLUGINS;
-  if (configured !== undefined) return configured.split(path.delimiter).filter(Boolean).map((root) => path.resolve(root));
-  return [path.join(process.cwd(), "plugins")];
+  return environment().XCLAW_BUNDLED_PLUGINS ?? [path.join(process.cwd(), "plugins")];
 }
 
 /**
@@ -75,7 +72,7 @@ function hasBinary(name: string): boolean {
   if (known !== undefined) return known;
   const found =
     /^[A-Za-z0-9._+-]+$/.test(name) &&
-    (process.env.PATH ?? "").split(path.delimiter).some((directory) => {
+    (environment().PATH ?? "").split(path.delimiter).some((directory) => {
       try {
         accessSync(path.join(directory, name), constants.X_OK);
         return true;
@@ -90,5 +87,5 @@ function hasBinary(name: string): boolean {
 /** What is missing for this skill to work here, in words ("requires bin:gh"); empty when nothing. */
 export function missingRequirements(frontMatter: TSkillFrontMatter): string[] {
   const { bins, env } = skillRequirements(frontMatter);
-  return [...bins.filter((bin) => !hasBinary(bin)).map((bin) => `bin:${bin}`), ...env.filter((name) => !process.env[name]).map((name) => `env:${name}`)];
+  return [...bins.filter((bin) => !hasBinary(bin)).map((bin) => `bin:${bin}`), ...env.filter((name) => !manifestVariable(name)).map((name) => `env:${name}`)];
 }

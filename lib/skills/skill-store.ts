@@ -6,6 +6,7 @@ import { db } from "@/lib/db/client";
 import type { Prisma, Skill } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
+import { processSingleton } from "@/lib/process-singleton";
 import { parseSkillMarkdown, type TSkillFrontMatter } from "./skill-format";
 import { bundledPluginSkillFolders, bundledSkillRoots, missingRequirements, readSkillFolder, skillFoldersIn } from "./skill-folders";
 
@@ -109,13 +110,10 @@ async function pluginNames() {
  */
 const LISTING_TTL_MS = 5_000;
 type TCatalog = { skills: Skill[]; enabledPlugins: Map<string, string>; allPlugins: Map<string, string> };
-const globalCaches = globalThis as unknown as {
-  xclawSkillCaches?: { listings: LRUCache<string, Promise<TSkillListing[]>>; catalog: LRUCache<"catalog", Promise<TCatalog>> };
-};
-const { listings: listingCache, catalog: catalogCache } = (globalCaches.xclawSkillCaches ??= {
-  listings: new LRUCache({ max: 10_000, ttl: LISTING_TTL_MS }),
-  catalog: new LRUCache({ max: 1, ttl: LISTING_TTL_MS }),
-});
+const { listings: listingCache, catalog: catalogCache } = processSingleton("skills.caches", () => ({
+  listings: new LRUCache<string, Promise<TSkillListing[]>>({ max: 10_000, ttl: LISTING_TTL_MS }),
+  catalog: new LRUCache<"catalog", Promise<TCatalog>>({ max: 1, ttl: LISTING_TTL_MS }),
+}));
 
 export function forgetSkillListings(): void {
   listingCache.clear();

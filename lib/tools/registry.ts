@@ -71,7 +71,19 @@ export type TRiskContext = { allowedOrigins: readonly string[] };
  * What an approval card shows before the call runs. `origin`: the site the call would send data
  * to; the card then offers "always allow this site in this chat".
  */
-export type TToolPreview = { title: string; command?: string; path?: string; diff?: string; detail?: string; origin?: string };
+export type TToolPreview = {
+  title: string;
+  command?: string;
+  path?: string;
+  diff?: string;
+  detail?: string;
+  origin?: string;
+  /**
+   * Set when the call can never succeed whatever the owner decides (an address the SSRF guard
+   * refuses): the call is answered with this text at once, and no approval card is shown.
+   */
+  refused?: string;
+};
 
 export type TTool<TInput = unknown> = {
   name: string;

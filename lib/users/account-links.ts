@@ -36,7 +36,7 @@ function lifetimeMs(kind: TAccountLinkKind): number {
   return kind === "invite" ? auth.inviteDays * 86_400_000 : auth.passwordResetHours * 3_600_000;
 }
 
-async function createLink(options: { userId: string; createdById: string; kind: TAccountLinkKind }): Promise<TAccountLinkGrant> {
+async function createLink(options: { userId: string; createdById: string | null; kind: TAccountLinkKind }): Promise<TAccountLinkGrant> {
   const token = randomBytes(TOKEN_BYTES).toString("base64url");
   const kind = options.kind === "invite" ? "INVITE" : "RESET";
   const expiresAt = new Date(Date.now() + lifetimeMs(options.kind));
@@ -85,6 +85,24 @@ export async function adminCreatePasswordLink(options: { actorId: string; userId
   const pendingInvite = await db().accountLink.findFirst({ where: { userId: user.id, kind: "INVITE", usedAt: null } });
   const kind: TAccountLinkKind = pendingInvite && !user.lastSignInAt ? "invite" : "reset";
   return { kind, link: await createLink({ userId: user.id, createdById: options.actorId, kind }) };
+}
+
+/**
+ * The operator's way in (`npm run xclaw -- create-admin <email>`, on the server, so no admin acts):
+ * a new account is created as an admin with an invitation link; an existing one is made an active
+ * admin and gets a one-time link to choose a password. Existing sessions and passwords stay as they are.
+ */
+export async function createAdminAccountLink(email: string): Promise<{ user: TPublicUser; created: boolean; kind: TAccountLinkKind; link: TAccountLinkGrant }> {
+  const address = ZEmail.parse(email);
+  const existing = await db().user.findUnique({ where: { email: address } });
+  if (!existing) {
+    const passwordHash = await hashPassword(randomBytes(32).toString("base64url"));
+    const user = await db().user.create({ data: { email: address, passwordHash, role: "ADMIN" } });
+    return { user: toPublicUser(user), created: true, kind: "invite", link: await createLink({ userId: user.id, createdById: null, kind: "invite" }) };
+  }
+  const user = await db().user.update({ where: { id: existing.id }, data: { role: "ADMIN", status: "ACTIVE" } });
+  const kind: TAccountLinkKind = existing.lastSignInAt ? "reset" : "invite";
+  return { user: toPublicUser(user), created: false, kind, link: await createLink({ userId: user.id, createdById: null, kind }) };
 }
 
 export type TAccountLinkView = { kind: TAccountLinkKind; email: string; name: string | null };

@@ -92,13 +92,29 @@ export async function updateProfile(options: { userId: string; name?: string | n
   return { ...toPublicUser(user), instructions: user.instructions };
 }
 
-export const ZChangeEmail = z.strictObject({
-  email: ZEmail,
-  currentPassword: z
-    .string({ error: "Current password is required." })
-    .min(1, "Current password is required.")
-    .max(MAX_PASSWORD_LENGTH, "Current password is incorrect."),
-});
+const ZCurrentPassword = z
+  .string({ error: "Current password is required." })
+  .min(1, "Current password is required.")
+  .max(MAX_PASSWORD_LENGTH, "Current password is incorrect.");
+
+/** One counter for email and password changes: both are guesses at the same password. */
+const passwordChangeKey = (userId: string) => `password-change:user:${userId}`;
+
+/**
+ * Checks the account's current password before a change, with wrong guesses limited per account
+ * (auth.passwordChangeRateLimit). The caller clears the counter once its change is made.
+ */
+async function verifyCurrentPassword(user: User, currentPassword: string): Promise<void> {
+  const key = passwordChangeKey(user.id);
+  const rule = getBehaviourConfig().auth.passwordChangeRateLimit;
+  await assertNotRateLimited(key, rule, "wrong current passwords");
+  if (!(await verifyPassword(currentPassword, user.passwordHash))) {
+    await recordFailure(key, rule);
+    throw new AppError("bad_request", "Current password is incorrect.");
+  }
+}
+
+export const ZChangeEmail = z.strictObject({ email: ZEmail, currentPassword: ZCurrentPassword });
 
 /**
  * A new sign-in email, confirmed with the current password (limited like password changes, with
@@ -107,14 +123,8 @@ export const ZChangeEmail = z.strictObject({
  */
 export async function changeEmail(options: { userId: string; email: string; currentPassword: string }): Promise<TPublicUser> {
   const user = await getUserOrThrow(options.userId);
-  const key = `password-change:user:${user.id}`;
-  const rule = getBehaviourConfig().auth.passwordChangeRateLimit;
-  await assertNotRateLimited(key, rule, "wrong current passwords");
-  if (!(await verifyPassword(options.currentPassword, user.passwordHash))) {
-    await recordFailure(key, rule);
-    throw new AppError("bad_request", "Current password is incorrect.");
-  }
-  await clearRateLimit(key);
+  await verifyCurrentPassword(user, options.currentPassword);
+  await clearRateLimit(passwordChangeKey(user.id));
   if (options.email === user.email) return toPublicUser(user);
   const taken = await db().user.findUnique({ where: { email: options.email }, select: { id: true } });
   if (taken) throw new AppError("conflict", "Another account already uses this email.");
@@ -124,10 +134,7 @@ export async function changeEmail(options: { userId: string; email: string; curr
 }
 
 export const ZChangePassword = z.strictObject({
-  currentPassword: z
-    .string({ error: "Current password is required." })
-    .min(1, "Current password is required.")
-    .max(MAX_PASSWORD_LENGTH, "Current password is incorrect."),
+  currentPassword: ZCurrentPassword,
   newPassword: z.string({ error: "New password is required." }).max(MAX_PASSWORD_LENGTH, `Password must be at most ${MAX_PASSWORD_LENGTH} characters long.`),
 });
 
@@ -138,20 +145,14 @@ export const ZChangePassword = z.strictObject({
  */
 export async function changePassword(options: { userId: string; currentPassword: string; newPassword: string }) {
   const user = await getUserOrThrow(options.userId);
-  const key = `password-change:user:${user.id}`;
-  const rule = getBehaviourConfig().auth.passwordChangeRateLimit;
-  await assertNotRateLimited(key, rule, "wrong current passwords");
-  if (!(await verifyPassword(options.currentPassword, user.passwordHash))) {
-    await recordFailure(key, rule);
-    throw new AppError("bad_request", "Current password is incorrect.");
-  }
+  await verifyCurrentPassword(user, options.currentPassword);
   assertStrongPassword(options.newPassword, user.email);
   await db().user.update({
     where: { id: user.id },
     data: { passwordHash: await hashPassword(options.newPassword), sessionVersion: { increment: 1 } },
   });
   forgetAuth(user.id);
-  await clearRateLimit(key);
+  await clearRateLimit(passwordChangeKey(user.id));
 }
 
 /** Ends every browser session and every API token of the account (they share the sessionVersion). */

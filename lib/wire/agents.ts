@@ -1,3 +1,5 @@
+import type { TApprovalView } from "./chat";
+
 /**
  * Multi-agent wire types (types only, so client components may import them): the agent list, and
  * what a delegate / debate / pipeline card shows — live from the tool's progress detail, and after
@@ -18,7 +20,7 @@ export type TAgentSummary = {
 export type TWorkerStatus = "queued" | "running" | "paused" | "completed" | "failed" | "timed_out" | "cancelled";
 
 /** A worker's pending approval, decided on the parent's card (POST to the worker's session). */
-export type TWorkerApproval = { approvalId: string; toolCallId: string; toolName: string; risk: string; preview: unknown; expiresAt: string };
+export type TWorkerApproval = TApprovalView;
 
 export type TWorkerView = {
   index: number;

@@ -119,6 +119,15 @@ test("an admin closes registration and sign-up says so", async ({ browser }) => 
   await adminSession.context.close();
 });
 
+test("the sign-in page shows its own sentences for ?error= links, never the link's wording", async ({ page }) => {
+  const phishing = "Your account is locked. Call +1 555 0100 or visit evil.example to unlock it.";
+  await page.goto(`/sign-in?error=${encodeURIComponent(phishing)}`);
+  await expect(page.getByRole("alert")).toHaveText("Sign-in failed. Try again.");
+  await expect(page.locator("body")).not.toContainText("evil.example");
+  await page.goto("/sign-in?error=rate_limited_30");
+  await expect(page.getByRole("alert")).toHaveText("Too many failed sign-in attempts. Try again in 30 s.");
+});
+
 test("sign-in offers 'Create an account' only while registration is open", async ({ browser }) => {
   const adminSession = await signedInContext(browser, admin.email);
   await adminSession.page.goto("/admin/users");

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -35,6 +36,8 @@ export async function startAppProcess(options: {
     XCLAW_CONFIG: path.join(directory, "xclaw.yaml"),
     NEXTAUTH_URL: url,
     LOG_LEVEL: "warn",
+    // Its own strong secret, as a production start requires (and as each app had before).
+    NEXTAUTH_SECRET: randomBytes(32).toString("base64url"),
   };
   delete env.BROWSER_WORKER_URL;
   delete env.BROWSER_WORKER_SECRET;

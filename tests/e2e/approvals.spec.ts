@@ -55,3 +55,68 @@ test("Deny: nothing is written and the model is told", async ({ page }) => {
   const requests = ((await (await fetch(`${fakeUrl}/_control/requests`)).json()) as { requests: { body: { messages: { role: string; content: string }[] } }[] }).requests;
   expect(requests.at(-1)!.body.messages.find((message) => message.role === "tool")!.content).toMatch(/Denied by the user/);
 });
+
+test("an approval click is one request: the decision's own answer streams the continuation", async ({ page }) => {
+  await startChat(page, "one-request");
+  // The reply after the approval streams slowly, so it is on screen while that stream is still open.
+  await scriptModel([
+    { toolCalls: [{ name: "write_file", arguments: { path: "once.md", content: "once\n" } }] },
+    { text: "I wrote once.md for you, in one go.", chunks: 8, chunkDelayMs: 250 },
+  ]);
+  await page.getByLabel("Message").fill("Please write once.md");
+  await page.getByRole("button", { name: "Send" }).click();
+  const card = page.getByTestId("approval-card");
+  await expect(card).toHaveAttribute("data-status", "pending");
+
+  // The browser's network log from the click on: every request to the API, in order.
+  const requests: string[] = [];
+  page.on("request", (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith("/api/")) requests.push(`${request.method()} ${url.pathname}`);
+  });
+  await card.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByTestId("assistant-message").last()).toContainText("I wrote");
+  const untilShown = [...requests];
+  expect(untilShown).toHaveLength(1);
+  expect(untilShown[0]).toMatch(/^POST \/api\/sessions\/[0-9a-f-]{36}\/approvals\/[0-9a-f-]{36}$/);
+
+  // To the end of the run (and the history read after it) the run is never followed a second time.
+  await expect(page.getByTestId("assistant-message").last()).toContainText("I wrote once.md for you, in one go.");
+  await expect(card).toHaveAttribute("data-status", "approved");
+  await expect(page.getByLabel("Message")).toBeFocused();
+  expect(requests.filter((request) => request.includes("/approvals/"))).toHaveLength(1);
+  expect(requests.filter((request) => request.includes("/api/chat"))).toEqual([]);
+});
+
+test("a refused decision is taken back with the server's reason; one already taken elsewhere is said so", async ({ page }) => {
+  await startChat(page, "refused");
+  const sessionId = page.url().split("/chat/")[1]!;
+  const card = await askForWrite(page, "twice.md");
+  const approvalId = await page.evaluate(async (id) => {
+    const body = (await (await fetch(`/api/sessions/${id}`)).json()) as { messages: { parts: { type: string; data?: { approvalId: string; status: string } }[] }[] };
+    return body.messages.flatMap((message) => message.parts).find((part) => part.type === "data-approval" && part.data?.status === "pending")!.data!.approvalId;
+  }, sessionId);
+
+  // Refused: the server rejects the decision (its body is changed on the way to one it does not
+  // accept); the card goes back to waiting, and the server's message is shown.
+  await page.route(`**/api/sessions/${sessionId}/approvals/${approvalId}`, (route) => route.continue({ postData: JSON.stringify({ decision: "maybe" }) }), { times: 1 });
+  await card.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: 'decision must be "approve" or "deny".' })).toBeVisible();
+  await expect(card).toHaveAttribute("data-status", "pending");
+  await expect(card.getByRole("button", { name: "Approve" })).toBeEnabled();
+
+  // Decided in another tab meanwhile: the click changes nothing, and the page says so.
+  const decided = await page.evaluate(
+    async ({ id, approval }) => {
+      const response = await fetch(`/api/sessions/${id}/approvals/${approval}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision: "approve" }) });
+      await response.text();
+      return response.status;
+    },
+    { id: sessionId, approval: approvalId },
+  );
+  expect(decided).toBe(200);
+  await card.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "This action was already approved; nothing changed." })).toBeVisible();
+  await expect(page.getByTestId("assistant-message").last()).toContainText("I wrote twice.md for you.");
+  await expect(page.getByTestId("approval-card")).toHaveAttribute("data-status", "approved");
+});

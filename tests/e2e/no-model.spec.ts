@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { startAppProcess, stopAppProcess, type TAppProcess } from "./app-process";
 import { signUp, uniqueEmail } from "./helpers";
+import { removeXclawHomes, runXclaw, xclawHome } from "./xclaw-process";
 
 /**
  * An install with no model provider (a fresh `npm run dev` without keys): an app of its own, on its
@@ -13,6 +14,8 @@ test.describe.configure({ mode: "serial", timeout: 180_000 });
 let app: TAppProcess | undefined;
 
 test.beforeAll(async () => {
+  // Starting an app (a fresh embedded database, then Next.js) took over 60 s on a loaded machine.
+  test.setTimeout(240_000);
   // Empty rather than removed, so that a developer's .env cannot fill them in again.
   const empty = ["XCLAW_PROVIDERS", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"];
   app = await startAppProcess({ name: "no-model", env: { ...Object.fromEntries(empty.map((key) => [key, ""])), DATABASE_URL: undefined } });
@@ -20,6 +23,7 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   await stopAppProcess(app);
+  await removeXclawHomes();
 });
 
 test("with no model configured, the welcome page and a chat say so once, Send stays off, and the help explains the setup", async ({ browser }) => {
@@ -41,4 +45,22 @@ test("with no model configured, the welcome page and a chat say so once, Send st
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   await expect(page.locator("main")).toContainText("OPENAI_BASE_URL");
   await context.close();
+});
+
+test("the terminal client says so too: at login, and when a run is refused", async ({ browser }) => {
+  const context = await browser.newContext({ baseURL: app!.url });
+  const page = await context.newPage();
+  await signUp(page, { email: uniqueEmail("no-model-terminal") });
+  const { token } = await page.evaluate(async () => {
+    const response = await fetch("/api/tokens", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "terminal" }) });
+    return (await response.json()) as { token: string };
+  });
+  await context.close();
+  const { env } = await xclawHome();
+  const login = await runXclaw(["login", app!.url, "--token", token], env);
+  expect(login.code, login.stderr).toBe(0);
+  expect(login.stderr).toContain("this server has no model configured yet");
+  const run = await runXclaw(["run", "Hello?"], env);
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain("No model provider is configured. An administrator needs to set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_BASE_URL");
 });

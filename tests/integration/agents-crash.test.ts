@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { POST as resumeRoute } from "@/app/api/sessions/[id]/resume/route";
 import { db } from "@/lib/db/client";
 import type { TJobRunner } from "@/lib/jobs/job-runner";
@@ -12,6 +12,9 @@ import { clearProviderEnvironment, newSession, useFakeProvider } from "../suppor
 import { createUser, ORIGIN } from "../support/http";
 import { waitUntil } from "../support/jobs";
 import { readUiStream } from "../support/ui-stream";
+
+// Slow by nature (processes killed and restarted), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * kill -9 during a debate. A separate process runs the parent run and the workers' jobs; two
@@ -32,7 +35,12 @@ beforeAll(async () => {
   await writeFile(path.join(directory, "xclaw.yaml"), "runs: { leaseSeconds: 2, heartbeatSeconds: 0.5 }\n");
 });
 afterAll(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  if (child && child.exitCode === null && child.signalCode === null) {
+    // Gone before the database is dropped (tests/support/database-setup.ts), not still connected to it.
+    const exited = new Promise((resolve) => child!.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+  }
   await runner?.stop({ graceMs: 1_000 });
   await fake.close();
   clearProviderEnvironment();

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, expect, it, vi } from "vitest";
 import { agentWorkerJob } from "@/lib/agents/worker-job";
 import { WORKER_EVENT } from "@/lib/agents/worker-event";
 import { jobCatalog } from "@/lib/app/job-catalog";
+import { resetEnvironment } from "@/lib/config/environment";
 import { toInngestFunction } from "@/lib/jobs/inngest-adapter";
 import { inngestClient, inngestLogger } from "@/lib/jobs/inngest-client";
 import { createJobRegistry } from "@/lib/jobs/job-registry";
@@ -25,6 +26,7 @@ const directory = await mkdtemp(path.join(os.tmpdir(), "xclaw-agents-inngest-"))
 await writeFile(path.join(directory, "xclaw.yaml"), "jobs: { runner: inngest }\n");
 const savedConfig = process.env.XCLAW_CONFIG;
 process.env.XCLAW_CONFIG = path.join(directory, "xclaw.yaml");
+resetEnvironment();
 
 let fake: TFakeLlm;
 const inngest = new Inngest({ id: "xclaw-test", isDev: true, logger: inngestLogger() });
@@ -53,6 +55,7 @@ afterAll(async () => {
   clearProviderEnvironment();
   if (savedConfig === undefined) delete process.env.XCLAW_CONFIG;
   else process.env.XCLAW_CONFIG = savedConfig;
+  resetEnvironment();
   await rm(directory, { recursive: true, force: true });
 });
 

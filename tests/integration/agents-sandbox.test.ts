@@ -2,8 +2,9 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAgentProfile, ZAgentProfileInput } from "@/lib/agents/profiles";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import type { TJobRunner } from "@/lib/jobs/job-runner";
 import { findBubblewrap } from "@/lib/sandbox/bubblewrap-sandbox";
@@ -12,6 +13,9 @@ import type { TFakeReply, TRecordedRequest } from "../fake-llm/types";
 import { contract, lastMessageOf, startAgentsRunner, tasksOf, toolOutputJson, workerOf } from "../support/agents";
 import { clearProviderEnvironment, newSession, sendChat, useFakeProvider } from "../support/chat";
 import { createUser } from "../support/http";
+
+// Slow by nature (bubblewrap commands), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * Workers and their folders with the real sandbox: a worker's deliveries stay in its task's folder
@@ -29,6 +33,7 @@ beforeAll(async () => {
   await writeFile(path.join(directory, "xclaw.yaml"), "approvals: { write: allow, execute: allow }\nsandbox: { mode: bubblewrap, timeoutSeconds: 60 }\n");
   process.env.XCLAW_CONFIG = path.join(directory, "xclaw.yaml");
   process.env.XCLAW_DATA_DIR = path.join(directory, "data");
+  resetEnvironment();
   fake = await startFakeLlm();
   runner = await startAgentsRunner();
 });
@@ -38,6 +43,7 @@ afterAll(async () => {
   if (saved === undefined) delete process.env.XCLAW_CONFIG;
   else process.env.XCLAW_CONFIG = saved;
   delete process.env.XCLAW_DATA_DIR;
+  resetEnvironment();
   await rm(directory, { recursive: true, force: true });
 });
 beforeEach(() => useFakeProvider(fake));

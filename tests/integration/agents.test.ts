@@ -6,6 +6,7 @@ import { DELETE as deleteSessionRoute, GET as getSession } from "@/app/api/sessi
 import { POST as rollbackRoute } from "@/app/api/sessions/[id]/rollback/route";
 import { GET as getSteps } from "@/app/api/sessions/[id]/steps/route";
 import { createAgentProfile, ZAgentProfileInput } from "@/lib/agents/profiles";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import type { TJobRunner } from "@/lib/jobs/job-runner";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
@@ -27,6 +28,7 @@ let dataDirectory: string;
 beforeAll(async () => {
   dataDirectory = await mkdtemp(path.join(os.tmpdir(), "xclaw-agents-"));
   process.env.XCLAW_DATA_DIR = dataDirectory;
+  resetEnvironment();
   fake = await startFakeLlm();
   runner = await startAgentsRunner();
 });
@@ -34,6 +36,7 @@ afterAll(async () => {
   await runner.stop({ graceMs: 1_000 });
   await fake.close();
   delete process.env.XCLAW_DATA_DIR;
+  resetEnvironment();
   await rm(dataDirectory, { recursive: true, force: true });
 });
 beforeEach(() => useFakeProvider(fake));

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/runs/local-runs";
 import { workspaceRoot } from "@/lib/sandbox/runtime";
@@ -17,11 +18,13 @@ beforeAll(async () => {
   fake = await startFakeLlm();
   dataDirectory = await mkdtemp(path.join(os.tmpdir(), "xclaw-approvals-"));
   process.env.XCLAW_DATA_DIR = dataDirectory;
+  resetEnvironment();
 });
 afterAll(async () => {
   await fake.close();
   await rm(dataDirectory, { recursive: true, force: true });
   delete process.env.XCLAW_DATA_DIR;
+  resetEnvironment();
 });
 beforeEach(() => useFakeProvider(fake));
 afterEach(() => {

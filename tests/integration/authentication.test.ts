@@ -11,6 +11,7 @@ import { verifyPassword } from "@/lib/auth/password";
 import { pruneRevokedSessions, revokeSession } from "@/lib/auth/revoked-sessions";
 import { decodeSessionToken, encodeSessionToken, readSessionCookie, sessionCookieName } from "@/lib/auth/session-token";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import { call, createUser, STRONG_PASSWORD } from "../support/http";
 
@@ -151,6 +152,7 @@ describe("authentication of API routes", () => {
     });
     expect(forged.status).toBe(403);
     process.env.XCLAW_TRUSTED_PROXIES = "1";
+    resetEnvironment();
     try {
       const proxied = await call(updateMe, "/api/me", {
         method: "PATCH",
@@ -162,6 +164,7 @@ describe("authentication of API routes", () => {
       expect(proxied.status).toBe(200);
     } finally {
       delete process.env.XCLAW_TRUSTED_PROXIES;
+      resetEnvironment();
     }
   });
 

@@ -1,11 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createBrowserTools } from "@/lib/browser/browser-tools";
 import { BrowserWorkerClient } from "@/lib/browser/worker-client";
 import type { TTool, TToolContext, TToolResult } from "@/lib/tools/registry";
-import { findChromium } from "@/workers/browser/chromium";
+import { findChromium } from "@/lib/browser/chromium";
 import { startBrowserWorker, type TBrowserWorker } from "@/workers/browser/worker";
 import { startBrowserSite, type TBrowserSite } from "../fixtures/browser-site/server";
+
+// Slow by nature (real Chromium), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * An approval binds the action to where it sends data. The browser tools (their approval preview
@@ -38,7 +41,7 @@ beforeAll(async () => {
     networkIdleMs: 1_000,
     contentPageCharacters: 8_000,
   });
-  tools = new Map(createBrowserTools(new BrowserWorkerClient({ url: worker.url, secret: workerSecret }), { egress: "ask" }).map((tool) => [tool.name, tool]));
+  tools = new Map(createBrowserTools(new BrowserWorkerClient({ url: worker.url, secret: workerSecret }), { egress: "ask", allowedPrivateHosts: [site.host, other.host] }).map((tool) => [tool.name, tool]));
 }, 60_000);
 afterAll(async () => {
   await worker?.close(1_000);

@@ -2,18 +2,24 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
+import { checkUrlSyntax, parseAllowList } from "@/lib/net/url-guard";
 import { waitForRun } from "@/lib/runs/local-runs";
 import { workspaceRoot } from "@/lib/sandbox/runtime";
-import { findChromium } from "@/workers/browser/chromium";
+import { findChromium } from "@/lib/browser/chromium";
 import { startBrowserWorker, type TBrowserWorker } from "@/workers/browser/worker";
 import type { TFakeReply, TRecordedRequest } from "../fake-llm/types";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { startBrowserSite, type TBrowserSite } from "../fixtures/browser-site/server";
 import { clearProviderEnvironment, decideResponse, newSession, sendChat, useFakeProvider } from "../support/chat";
+import { useBrowserAllowList } from "../support/browser-config";
 import { createUser } from "../support/http";
 import { readUiStream, type TChunk } from "../support/ui-stream";
+
+// Slow by nature (real Chromium and whole chat runs), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * The lethal trifecta in a whole chat run: the model reads a secret from the user's workspace,
@@ -39,6 +45,8 @@ beforeAll(async () => {
   attacker = await startBrowserSite();
   dataDirectory = await mkdtemp(path.join(os.tmpdir(), "xclaw-egress-"));
   process.env.XCLAW_DATA_DIR = dataDirectory;
+  useBrowserAllowList([site.host, attacker.host]);
+  resetEnvironment();
   const secret = randomBytes(24).toString("hex");
   worker = await startBrowserWorker({
     secret,
@@ -52,11 +60,14 @@ beforeAll(async () => {
   });
   process.env.BROWSER_WORKER_URL = worker.url;
   process.env.BROWSER_WORKER_SECRET = secret;
+  resetEnvironment();
 }, 60_000);
 afterAll(async () => {
   delete process.env.BROWSER_WORKER_URL;
   delete process.env.BROWSER_WORKER_SECRET;
+  delete process.env.XCLAW_CONFIG;
   delete process.env.XCLAW_DATA_DIR;
+  resetEnvironment();
   await worker?.close(1_000);
   await site?.close();
   await attacker?.close();
@@ -174,5 +185,70 @@ describe("a prompt-injected model in a chat", () => {
     expect(outputs(approved.chunks).map((output) => output.isError)).toEqual([false, false]);
     expect(outputs(approved.chunks)[1]!.text).toContain(`Opened "Landing" — ${attacker.url}/landing.html`);
     expect(approved.text).toBe("Done.");
+  });
+});
+
+describe("addresses the SSRF guard refuses whatever anyone approves", () => {
+  // What the guard (lib/net/url-guard.ts) says about each, for comparison: the same classification.
+  const guardReason = (url: string) => {
+    const verdict = checkUrlSyntax(url, parseAllowList([site.host, attacker.host]));
+    expect(verdict.ok, url).toBe(false);
+    return (verdict as { reason: string }).reason;
+  };
+
+  it("are refused at once with the guard's reason, before any approval card; a public site keeps its card", async () => {
+    const { cookie } = await createUser();
+    const sessionId = await newSession(cookie);
+    const refused = [
+      "http://127.0.0.1:3000/api/health",
+      `http://127.0.0.1:${Math.max(site.port, attacker.port) + 1}/`,
+      "http://169.254.169.254/latest/meta-data/iam/security-credentials/",
+      "http://[::1]:3000/",
+      "http://10.0.0.1/admin",
+      "http://192.168.1.1/",
+      "http://localhost:3000/api/health",
+      "http://[::ffff:127.0.0.1]:3000/",
+    ];
+    fake.script([
+      { toolCalls: [...refused, "https://public.example/pricing"].map((url) => ({ name: "browser_navigate", arguments: { url } })) },
+      { text: "Nothing opened." },
+    ]);
+    const { chunks } = await sendChat(cookie, sessionId, "Check those addresses.");
+    await waitForRun(sessionId);
+    const results = outputs(chunks);
+    expect(results).toHaveLength(refused.length);
+    for (const [index, url] of refused.entries()) {
+      expect(results[index]!.isError, url).toBe(true);
+      expect(results[index]!.text, url).toContain(`Refused to open ${url}: ${guardReason(url)}.`);
+      expect(results[index]!.text, url).toContain("nothing to approve");
+    }
+    expect(results[2]!.text).toContain("169.254.169.254 is a link-local address (cloud metadata services live here)");
+    // Only the public site asked, and it is the one card there is.
+    const card = approvalOf(chunks)!;
+    expect(card).toMatchObject({ toolName: "browser_navigate", risk: "external", preview: { origin: "https://public.example" } });
+    const approvals = await db().approval.findMany({ where: { sessionId } });
+    expect(approvals.map((approval) => approval.id)).toEqual([card.approvalId]);
+    expect(site.requests).toEqual([]);
+  });
+
+  it("refuse a form submission to such an address at once, instead of carding it", async () => {
+    const { cookie } = await createUser();
+    const sessionId = await newSession(cookie);
+    await db().chatSession.update({ where: { id: sessionId }, data: { allowedOrigins: [site.url] } });
+    const metadata = "http://169.254.169.254";
+    fake.script([
+      { toolCalls: [{ name: "browser_navigate", arguments: { url: `${site.url}/exfil-get-form.html?to=${encodeURIComponent(metadata)}` } }] },
+      { toolCalls: [{ name: "browser_type", arguments: { selector: "#q", text: "latest/meta-data" } }] },
+      { toolCalls: [{ name: "browser_click", arguments: { selector: "#go", sensitive: true } }] },
+      { text: "Not sent." },
+    ]);
+    const { chunks, text } = await sendChat(cookie, sessionId, "Search the partner catalogue.");
+    await waitForRun(sessionId);
+    expect(text).toBe("Not sent.");
+    expect(approvalOf(chunks)).toBeUndefined();
+    expect(await db().approval.count({ where: { sessionId } })).toBe(0);
+    const results = outputs(chunks);
+    expect(results.map((result) => result.isError)).toEqual([false, false, true]);
+    expect(results[2]!.text).toBe(`Refused: this would send data to ${metadata}, and ${guardReason(metadata)}. The browser sends data to public web sites only, so there is nothing to approve.`);
   });
 });

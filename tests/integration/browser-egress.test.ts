@@ -1,10 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { TBrowserAction, TBrowserEgress, TBrowserObservation } from "@/lib/browser/protocol";
 import { BrowserWorkerClient } from "@/lib/browser/worker-client";
-import { findChromium } from "@/workers/browser/chromium";
+import { findChromium } from "@/lib/browser/chromium";
 import { startBrowserWorker, type TBrowserWorker } from "@/workers/browser/worker";
 import { startBrowserSite, type TBrowserSite } from "../fixtures/browser-site/server";
+
+// Slow by nature (real Chromium), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * Egress (DESIGN.md decision 8): data leaves the browser only for the sites the session allows,

@@ -1,13 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { TBrowserAction, TBrowserEgress, TBrowserObservation } from "@/lib/browser/protocol";
 import { BrowserWorkerClient } from "@/lib/browser/worker-client";
-import { findChromium } from "@/workers/browser/chromium";
+import { findChromium } from "@/lib/browser/chromium";
 import { spawnBrowserWorker } from "@/workers/browser/spawn-worker";
 import { startBrowserWorker, type TBrowserWorker } from "@/workers/browser/worker";
 import { startBrowserSite, type TBrowserSite } from "../fixtures/browser-site/server";
+
+// Slow by nature (real Chromium), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * The browser worker on its own: real Chromium, real HTTP, the fixture site on 127.0.0.1 (on the

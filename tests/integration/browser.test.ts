@@ -1,15 +1,20 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/runs/local-runs";
 import { defaultToolRegistry } from "@/lib/capabilities/installed-capabilities";
-import { findChromium } from "@/workers/browser/chromium";
+import { findChromium } from "@/lib/browser/chromium";
 import { startBrowserWorker, type TBrowserWorker } from "@/workers/browser/worker";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { startBrowserSite, type TBrowserSite } from "../fixtures/browser-site/server";
 import { clearProviderEnvironment, decideResponse, newSession, sendChat, useFakeProvider } from "../support/chat";
+import { useBrowserAllowList } from "../support/browser-config";
 import { createUser } from "../support/http";
 import { readUiStream, type TChunk } from "../support/ui-stream";
+
+// Slow by nature (real Chromium and whole chat runs), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * The browser tools in real chat runs: the fake model drives the real worker (Chromium) against
@@ -27,6 +32,7 @@ let worker: TBrowserWorker;
 beforeAll(async () => {
   fake = await startFakeLlm();
   site = await startBrowserSite();
+  useBrowserAllowList([site.host]);
   const secret = randomBytes(24).toString("hex");
   worker = await startBrowserWorker({
     secret,
@@ -40,10 +46,13 @@ beforeAll(async () => {
   });
   process.env.BROWSER_WORKER_URL = worker.url;
   process.env.BROWSER_WORKER_SECRET = secret;
+  resetEnvironment();
 }, 60_000);
 afterAll(async () => {
   delete process.env.BROWSER_WORKER_URL;
   delete process.env.BROWSER_WORKER_SECRET;
+  delete process.env.XCLAW_CONFIG;
+  resetEnvironment();
   await worker?.close(1_000);
   await site?.close();
   await fake?.close();

@@ -12,6 +12,7 @@ import { POST as summarizeRoute } from "@/app/api/sessions/[id]/title/route";
 import { GET as listSessionsRoute, POST as createSessionRoute } from "@/app/api/sessions/route";
 import { PATCH as updateMe } from "@/app/api/me/route";
 import { POST as chat } from "@/app/api/chat/route";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/runs/local-runs";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
@@ -32,6 +33,7 @@ config.setIn(["browser", "worker"], "off");
 writeFileSync(path.join(directory, "xclaw.yaml"), String(config));
 process.env.XCLAW_CONFIG = path.join(directory, "xclaw.yaml");
 process.env.XCLAW_DATA_DIR = path.join(directory, "data");
+resetEnvironment();
 
 let fake: TFakeLlm;
 beforeAll(async () => {
@@ -41,6 +43,7 @@ afterAll(async () => {
   await fake.close();
   delete process.env.XCLAW_CONFIG;
   delete process.env.XCLAW_DATA_DIR;
+  resetEnvironment();
 });
 beforeEach(() => useFakeProvider(fake));
 afterEach(() => {

@@ -3,6 +3,7 @@ import { GET as getSession } from "@/app/api/sessions/[id]/route";
 import { GET as listSessionsRoute } from "@/app/api/sessions/route";
 import { GET as getSteps } from "@/app/api/sessions/[id]/steps/route";
 import { POST as stop } from "@/app/api/sessions/[id]/stop/route";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/runs/local-runs";
 import { defaultToolRegistry } from "@/lib/capabilities/installed-capabilities";
@@ -97,6 +98,7 @@ describe("POST /api/chat", () => {
 
   it("falls back from a failing primary to the next provider and says why", async () => {
     process.env.XCLAW_PROVIDERS = "anthropic,openai";
+    resetEnvironment();
     const { cookie } = await createUser();
     const sessionId = await newSession(cookie);
     fake.script((request) => (request.api === "anthropic" ? { status: 401, errorMessage: "invalid x-api-key" } : { text: "Answer from OpenAI." }));
@@ -111,6 +113,7 @@ describe("POST /api/chat", () => {
 
   it("does not duplicate text when a stream breaks midway and another provider takes over", async () => {
     process.env.XCLAW_PROVIDERS = "openai,anthropic";
+    resetEnvironment();
     const { cookie } = await createUser();
     const sessionId = await newSession(cookie);
     let openaiCalls = 0;
@@ -131,6 +134,7 @@ describe("POST /api/chat", () => {
 
   it("names every provider's failure when all fail, and the session records it", async () => {
     process.env.XCLAW_PROVIDERS = "anthropic,openai";
+    resetEnvironment();
     const { cookie } = await createUser();
     const sessionId = await newSession(cookie);
     fake.script(() => ({ status: 400, errorMessage: "bad request body" }));
@@ -201,6 +205,7 @@ describe("POST /api/chat", () => {
 
   it("tells the user plainly when no provider is configured", async () => {
     for (const key of ["OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"]) delete process.env[key];
+    resetEnvironment();
     const { cookie } = await createUser();
     const sessionId = await newSession(cookie);
     const response = await sendChat(cookie, sessionId, "hello");

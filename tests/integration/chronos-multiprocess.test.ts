@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as createJobRoute } from "@/app/api/jobs/route";
 import { db } from "@/lib/db/client";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { writeChronosConfig } from "../support/chronos";
 import { call, createUser } from "../support/http";
 import { spawnWorker, waitUntil, type TWorkerProcess } from "../support/jobs";
+
+// Slow by nature (several processes), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * Two app-like processes (each an embedded runner with the real chronos jobs) tick the scheduler

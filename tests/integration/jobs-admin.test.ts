@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as getRun } from "@/app/api/admin/jobs/runs/[id]/route";
 import { POST as cancelRun } from "@/app/api/admin/jobs/runs/[id]/cancel/route";
 import { POST as retryRun } from "@/app/api/admin/jobs/runs/[id]/retry/route";
@@ -12,6 +12,9 @@ import { startFixtureServer, type TFixtureServer } from "../support/jobs-fixture
 import { fixtureJobs } from "../support/jobs-fixtures";
 import { call, createUser } from "../support/http";
 import { spawnWorker, startTestRunner, waitForRun, waitUntil, type TWorkerProcess } from "../support/jobs";
+
+// Slow by nature (a runner in another process), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 const registry = createJobRegistry(fixtureJobs);
 let fixture: TFixtureServer;

@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { db } from "@/lib/db/client";
 import { enqueueJobEvents } from "@/lib/jobs/enqueue";
 import { createJobRegistry } from "@/lib/jobs/job-registry";
 import { startFixtureServer, type TFixtureServer } from "../support/jobs-fixture-server";
 import { fixtureJobs } from "../support/jobs-fixtures";
 import { spawnWorker, waitForRun, type TWorkerProcess } from "../support/jobs";
+
+// Slow by nature (processes killed and restarted), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * kill -9 in the middle of a job: a worker process runs step "one", is killed while step "two" is

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { jobCatalog } from "@/lib/app/job-catalog";
+import { resetEnvironment } from "@/lib/config/environment";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db/client";
 import { call } from "../support/http";
@@ -44,6 +45,7 @@ afterEach(() => {
     if (savedEnv[key] === undefined) delete process.env[key];
     else process.env[key] = savedEnv[key];
   }
+  resetEnvironment();
 });
 
 afterAll(async () => {
@@ -54,6 +56,7 @@ afterAll(async () => {
 async function loadRoute(env: Partial<Record<(typeof ENV_KEYS)[number], string>>) {
   for (const key of ENV_KEYS) delete process.env[key];
   Object.assign(process.env, env);
+  resetEnvironment();
   vi.resetModules();
   return import("@/app/api/inngest/route");
 }

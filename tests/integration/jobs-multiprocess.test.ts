@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "@/lib/db/client";
 import { enqueueJobEvents } from "@/lib/jobs/enqueue";
 import { createJobRegistry } from "@/lib/jobs/job-registry";
 import { startFixtureServer, type TFixtureServer } from "../support/jobs-fixture-server";
 import { fixtureJobs } from "../support/jobs-fixtures";
 import { spawnWorker, waitUntil, type TWorkerProcess } from "../support/jobs";
+
+// Slow by nature (several processes), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * Three worker processes on one PostgreSQL database, each with its own runner (and LISTEN

@@ -9,6 +9,7 @@ import { DELETE as deleteDocumentRoute } from "@/app/api/knowledge/[id]/document
 import { POST as reindexRoute } from "@/app/api/knowledge/[id]/documents/[docId]/reindex/route";
 import { GET as searchRoute } from "@/app/api/knowledge/search/route";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db, dbPool } from "@/lib/db/client";
 import { knowledgeTools } from "@/lib/memory/knowledge/knowledge-tools";
 import { sandboxRuntime } from "@/lib/sandbox/runtime";
@@ -27,6 +28,7 @@ import { buildPdf } from "../support/pdf";
  * instructions stay data (the tool call they provoke still needs approval); kb_index and kb_search.
  */
 process.env.XCLAW_DATA_DIR = mkdtempSync(path.join(os.tmpdir(), "xclaw-knowledge-"));
+resetEnvironment();
 writeMemoryTestConfig({ "knowledge.maxFileBytes": 64 * 1024, "knowledge.maxPdfPages": 3, "sandbox.mode": "none" });
 
 const services = setUpMemoryTestServices({ jobs: true });
@@ -130,6 +132,7 @@ describe("knowledge base", () => {
     clearEmbeddingEnvironment();
     delete process.env.OPENAI_BASE_URL;
     delete process.env.OPENAI_API_KEY;
+    resetEnvironment();
     const zh = await search(cookie, "代码用几个空格缩进？", kb);
     expect(zh.json.mode).toBe("lexical");
     expect(zh.json.results[0]).toMatchObject({ documentId: ids[2], filename: "说明.md" });

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseDocument } from "yaml";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetEnvironment } from "@/lib/config/environment";
 import { dbPool, db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/runs/local-runs";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
@@ -16,6 +17,7 @@ import { readUiStream } from "../support/ui-stream";
  * the per-user and per-process limits get 429 / 503 with Retry-After.
  */
 process.env.DATABASE_POOL_MAX = "2";
+resetEnvironment();
 const configDirectory = mkdtempSync(path.join(os.tmpdir(), "xclaw-load-"));
 const config = parseDocument(readFileSync(path.join(process.cwd(), "xclaw.yaml"), "utf8"));
 config.setIn(["runs", "maxConcurrentPerUser"], 10);
@@ -23,6 +25,7 @@ config.setIn(["runs", "maxConcurrent"], 25);
 config.setIn(["browser", "worker"], "off");
 writeFileSync(path.join(configDirectory, "xclaw.yaml"), String(config));
 process.env.XCLAW_CONFIG = path.join(configDirectory, "xclaw.yaml");
+resetEnvironment();
 
 let fake: TFakeLlm;
 beforeAll(async () => {
@@ -32,6 +35,7 @@ afterAll(async () => {
   await fake.close();
   delete process.env.DATABASE_POOL_MAX;
   delete process.env.XCLAW_CONFIG;
+  resetEnvironment();
 });
 beforeEach(() => useFakeProvider(fake));
 afterEach(() => {

@@ -3,6 +3,7 @@ import { DELETE as deleteAllRoute, GET as listRoute, POST as createRoute } from 
 import { DELETE as deleteRoute, GET as getRoute, PATCH as patchRoute } from "@/app/api/memories/[id]/route";
 import { GET as exportRoute } from "@/app/api/memories/export/route";
 import { GET as settingsRoute, PATCH as patchSettingsRoute } from "@/app/api/memories/settings/route";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db, dbPool } from "@/lib/db/client";
 import { chatRequests, clearEmbeddingEnvironment, embeddingRequests, setUpMemoryTestServices, writeMemoryTestConfig } from "../support/memory";
 import { newSession, sendChat } from "../support/chat";
@@ -110,6 +111,7 @@ describe("search without an embedding provider", () => {
     clearEmbeddingEnvironment();
     delete process.env.OPENAI_BASE_URL;
     delete process.env.OPENAI_API_KEY;
+    resetEnvironment();
     const { cookie } = await createUser();
     const english = (await call(createRoute, "/api/memories", { cookie, body: { content: "The user's favourite editor is Helix." } })).json.memory;
     const chinese = (await call(createRoute, "/api/memories", { cookie, body: { content: "用户喜欢用 TypeScript 写代码，缩进两个空格，不用分号。" } })).json.memory;

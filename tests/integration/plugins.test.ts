@@ -4,10 +4,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as listPlugins, POST as uploadPlugin } from "@/app/api/admin/plugins/route";
 import { GET as getPlugin, PATCH as patchPlugin } from "@/app/api/admin/plugins/[id]/route";
 import { PUT as putConfig } from "@/app/api/admin/plugins/[id]/config/route";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import { pluginHostFromEnvironment } from "@/lib/plugins/host-client";
 import { syncPlugins } from "@/lib/plugins/plugin-runtime";
@@ -19,6 +20,9 @@ import { clearProviderEnvironment, decideResponse, newSession, sendChat, useFake
 import { call, createUser, ORIGIN } from "../support/http";
 import { readUiStream } from "../support/ui-stream";
 import { buildZip, multipartRequest } from "../support/zip";
+
+// Slow by nature (plugin host processes), and slower on a busy machine: room beyond the 30 s default.
+vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * Plugins end to end below the browser: the real plugin host process (one process per plugin),
@@ -42,6 +46,7 @@ beforeAll(async () => {
   process.env.XCLAW_BUNDLED_PLUGINS = [path.resolve("plugins"), path.resolve("tests/fixtures/plugins")].join(path.delimiter);
   process.env.XCLAW_BUNDLED_SKILLS = "";
   process.env.MISBEHAVING_TOKEN = "declared-token-value";
+  resetEnvironment();
   fake = await startFakeLlm();
   fixture = createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://fixture");
@@ -72,6 +77,7 @@ beforeAll(async () => {
   host = started;
   process.env.PLUGIN_HOST_URL = host.url;
   process.env.PLUGIN_HOST_SECRET = secret;
+  resetEnvironment();
 }, 60_000);
 
 afterAll(async () => {
@@ -80,6 +86,7 @@ afterAll(async () => {
   await new Promise((resolve) => fixture.close(resolve));
   await rm(dataDirectory, { recursive: true, force: true });
   for (const key of ["XCLAW_CONFIG", "XCLAW_DATA_DIR", "XCLAW_BUNDLED_PLUGINS", "XCLAW_BUNDLED_SKILLS", "PLUGIN_HOST_URL", "PLUGIN_HOST_SECRET", "MISBEHAVING_TOKEN"]) delete process.env[key];
+  resetEnvironment();
 });
 
 afterEach(() => {

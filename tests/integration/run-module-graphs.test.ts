@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { resetEnvironment } from "@/lib/config/environment";
 import { createSession } from "@/lib/sessions/sessions";
 import { startRun } from "@/lib/runs/start-run";
 import { waitForRun } from "@/lib/runs/local-runs";
@@ -24,14 +25,16 @@ beforeAll(async () => {
   directory = await mkdtemp(path.join(os.tmpdir(), "xclaw-graphs-"));
   await writeFile(path.join(directory, "xclaw.yaml"), "runs: { leaseSeconds: 2, heartbeatSeconds: 0.2 }\n");
   process.env.XCLAW_CONFIG = path.join(directory, "xclaw.yaml");
+  resetEnvironment();
   fake = await startFakeLlm();
   useFakeProvider(fake);
 });
 afterAll(async () => {
-  await fake.close();
+  await fake?.close();
   clearProviderEnvironment();
   if (saved === undefined) delete process.env.XCLAW_CONFIG;
   else process.env.XCLAW_CONFIG = saved;
+  resetEnvironment();
   await rm(directory, { recursive: true, force: true });
 });
 

@@ -4,6 +4,7 @@ import { POST as fork } from "@/app/api/sessions/[id]/fork/route";
 import { POST as resume } from "@/app/api/sessions/[id]/resume/route";
 import { POST as rollback } from "@/app/api/sessions/[id]/rollback/route";
 import { GET as getSteps } from "@/app/api/sessions/[id]/steps/route";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import { INTERRUPTED_TOOL_OBSERVATION } from "@/lib/sessions/model-history";
 import { waitForRun } from "@/lib/runs/local-runs";
@@ -227,6 +228,7 @@ describe("crash recovery", () => {
 describe("Anthropic provider", () => {
   it("sends the system prompt as a cached top-level field and maps tool_use / tool_result", async () => {
     process.env.XCLAW_PROVIDERS = "anthropic";
+    resetEnvironment();
     const { cookie } = await createUser();
     const sessionId = await newSession(cookie);
     fake.script([{ toolCalls: [{ name: "calculator", arguments: { expression: "3^2" } }], usage: { inputTokens: 120, outputTokens: 15 } }, { text: "Nine." }]);
@@ -246,6 +248,7 @@ describe("Anthropic provider", () => {
 
     // The same history replays correctly through the other provider.
     process.env.XCLAW_PROVIDERS = "openai";
+    resetEnvironment();
     fake.script([{ text: "Still nine." }]);
     await sendChat(cookie, sessionId, "and again?");
     const replay = fake.requests.at(-1)!.body.messages.slice(1);

@@ -6,6 +6,7 @@ import { GET as listAdminSkills, POST as uploadSkill } from "@/app/api/admin/ski
 import { GET as getAdminSkill, PATCH as patchSkill } from "@/app/api/admin/skills/[name]/route";
 import { GET as listSkills, POST as savePersonal } from "@/app/api/skills/route";
 import { DELETE as deletePersonal } from "@/app/api/skills/[name]/route";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/runs/local-runs";
 import { forgetSkillListings, listSkillsForUser } from "@/lib/skills/skill-store";
@@ -31,12 +32,14 @@ beforeAll(async () => {
   process.env.XCLAW_DATA_DIR = dataDirectory;
   process.env.XCLAW_BUNDLED_SKILLS = [path.resolve("skills"), path.resolve("tests/fixtures/skills")].join(path.delimiter);
   process.env.XCLAW_BUNDLED_PLUGINS = path.resolve("plugins");
+  resetEnvironment();
   fake = await startFakeLlm();
 });
 afterAll(async () => {
   await fake.close();
   await rm(dataDirectory, { recursive: true, force: true });
   for (const key of ["XCLAW_CONFIG", "XCLAW_DATA_DIR", "XCLAW_BUNDLED_SKILLS", "XCLAW_BUNDLED_PLUGINS"]) delete process.env[key];
+  resetEnvironment();
 });
 afterEach(() => {
   fake.reset();

@@ -2,6 +2,7 @@ import { expect } from "vitest";
 import { POST as chat } from "@/app/api/chat/route";
 import { POST as createSessionRoute } from "@/app/api/sessions/route";
 import { POST as decide } from "@/app/api/sessions/[id]/approvals/[approvalId]/route";
+import { resetEnvironment } from "@/lib/config/environment";
 import type { TFakeLlm } from "../fake-llm/server";
 import { call, ORIGIN } from "./http";
 import { readUiStream } from "./ui-stream";
@@ -13,10 +14,12 @@ export function useFakeProvider(fake: TFakeLlm, provider: "openai" | "anthropic"
   process.env.ANTHROPIC_BASE_URL = fake.anthropicBaseUrl;
   process.env.ANTHROPIC_API_KEY = "test-anthropic-key";
   process.env.XCLAW_PROVIDERS = provider;
+  resetEnvironment();
 }
 
 export function clearProviderEnvironment() {
   for (const key of ["OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "XCLAW_PROVIDERS"]) delete process.env[key];
+  resetEnvironment();
 }
 
 export async function newSession(cookie: string): Promise<string> {

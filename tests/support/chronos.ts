@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseDocument } from "yaml";
+import { resetEnvironment } from "@/lib/config/environment";
 import { db } from "@/lib/db/client";
 import type { ChronosExecution, ChronosExecutionStatus } from "@/lib/db/generated/client";
 import { jobCatalog } from "@/lib/app/job-catalog";
@@ -22,6 +23,7 @@ export function writeChronosConfig(settings: Record<string, unknown>): string {
   writeFileSync(file, String(config));
   process.env.XCLAW_CONFIG = file;
   process.env.XCLAW_DATA_DIR = mkdtempSync(path.join(os.tmpdir(), "xclaw-chronos-data-"));
+  resetEnvironment();
   return file;
 }
 

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseDocument } from "yaml";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
+import { resetEnvironment } from "@/lib/config/environment";
 import { createJobRunner, type TJobRunner } from "@/lib/jobs/job-runner";
 import { memoryJobs } from "@/lib/memory/jobs";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
@@ -27,6 +28,7 @@ export function writeMemoryTestConfig(settings: Record<string, unknown> = {}): s
   const file = path.join(directory, "xclaw.yaml");
   writeFileSync(file, String(config));
   process.env.XCLAW_CONFIG = file;
+  resetEnvironment();
   return file;
 }
 
@@ -37,10 +39,12 @@ export function useFakeEmbeddings(fake: TFakeLlm, model = SEMANTIC_MODEL) {
   process.env.EMBEDDINGS_BASE_URL = fake.openaiBaseUrl;
   process.env.EMBEDDINGS_API_KEY = "test-embeddings-key";
   process.env.EMBEDDINGS_MODEL = model;
+  resetEnvironment();
 }
 
 export function clearEmbeddingEnvironment() {
   for (const key of ["EMBEDDINGS_BASE_URL", "EMBEDDINGS_API_KEY", "EMBEDDINGS_MODEL"]) delete process.env[key];
+  resetEnvironment();
 }
 
 /** Embedding requests the fake received. */

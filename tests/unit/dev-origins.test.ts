@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import os from "node:os";
 import { describe, expect, it } from "vitest";
+import { parseEnvironment } from "@/lib/config/environment";
 import { developmentOrigins } from "@/lib/http/dev-origins";
 
 // Next.js's own check of dev resources (what left pages opened on 127.0.0.1 or the LAN inert).
@@ -17,7 +18,7 @@ describe("development origins", () => {
   const lan = Object.values(os.networkInterfaces()).flat().find((entry) => entry && entry.family === "IPv4" && !entry.internal)?.address;
 
   it("lets the dev server's resources load on 127.0.0.1, the host name, the LAN address and XCLAW_DEV_ORIGINS", () => {
-    const origins = developmentOrigins({ XCLAW_DEV_ORIGINS: "devbox.local, *.preview.test" });
+    const origins = developmentOrigins(parseEnvironment({ XCLAW_DEV_ORIGINS: "devbox.local, *.preview.test" }).XCLAW_DEV_ORIGINS);
     expect(blocked("http://127.0.0.1:3000", undefined)).toBe(true);
     expect(blocked("http://127.0.0.1:3000", origins)).toBe(false);
     expect(blocked(`http://${os.hostname()}:3000`, origins)).toBe(false);

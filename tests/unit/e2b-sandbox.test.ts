@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { parseBehaviourConfig } from "@/lib/config/behaviour";
+import { resetEnvironment } from "@/lib/config/environment";
 import { E2bSandbox, REMOTE_WORKDIR, type TRemoteSandbox, type TRemoteSandboxFactory } from "@/lib/sandbox/e2b-sandbox";
 import { createSandboxRuntime } from "@/lib/sandbox/runtime";
 import { installApp } from "@/lib/app/install-app";
@@ -117,6 +118,7 @@ describe("E2B sandbox mode", () => {
     delete process.env.E2B_API_KEY;
     delete process.env.E2B_DOMAIN;
     delete process.env.E2B_API_URL;
+    resetEnvironment();
     const runtime = createSandboxRuntime(config);
     expect(runtime.mode).toBe("none");
     expect(runtime.reason).toMatch(/E2B_API_KEY/);
@@ -127,6 +129,7 @@ describe("E2B sandbox mode", () => {
     // Next.js loads instrumentation (the chat's Node route, jobs) and route handlers (an approval
     // that resumes the run) as separate module graphs: each has its own copy of runtime.ts.
     process.env.E2B_API_KEY = "e2b-test-key";
+    resetEnvironment();
     try {
       const first = createSandboxRuntime(config);
       vi.resetModules();
@@ -139,6 +142,7 @@ describe("E2B sandbox mode", () => {
       expect(shorter.sandbox).not.toBe(first.sandbox);
     } finally {
       delete process.env.E2B_API_KEY;
+      resetEnvironment();
     }
   });
 

@@ -2,9 +2,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { clientIp, PEER_ADDRESS_HEADER, peerAddressHeaderValue } from "@/lib/auth/client-ip";
 import { readSessionCookie } from "@/lib/auth/session-token";
+import { parseEnvironment, resetEnvironment } from "@/lib/config/environment";
 import { AppError } from "@/lib/errors";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
+import { isJsonMediaType, parseMediaType } from "@/lib/http/request-body";
 import { readJson, route } from "@/lib/http/route";
+import { readUpload } from "@/lib/memory/knowledge/read-upload";
 
 const context = { params: Promise.resolve({}) };
 
@@ -39,6 +42,7 @@ describe("route wrapper", () => {
     });
     const previous = process.env.XCLAW_LOG_SILENT;
     delete process.env.XCLAW_LOG_SILENT;
+    resetEnvironment();
     const handler = route(async () => {
       throw new Error("connection string postgres://user:pw@db leaked?");
     });
@@ -50,6 +54,7 @@ describe("route wrapper", () => {
       expect(JSON.stringify(body)).not.toContain("postgres://");
     } finally {
       if (previous !== undefined) process.env.XCLAW_LOG_SILENT = previous;
+      resetEnvironment();
     }
     expect(errors.join("")).toContain("unhandled error");
   });
@@ -77,6 +82,36 @@ describe("route wrapper", () => {
     expect(failed.headers.get("cache-control")).toBe("no-store");
     const own = await route(async () => Response.json({}, { headers: { "cache-control": "public, max-age=60" } }))(new Request("http://x/api/y"), context);
     expect(own.headers.get("cache-control")).toBe("public, max-age=60");
+  });
+});
+
+describe("media types", () => {
+  it("reads a tricky header: any case, spaces around parts, quoted strings with escapes and semicolons", () => {
+    const media = parseMediaType('Multipart/Form-Data ;  Boundary="a;b\\"c d" ; CHARSET=UTF-8;boundary=second');
+    expect(media?.type).toBe("multipart/form-data");
+    // The first of a repeated parameter counts; names are compared in lower case, values kept as sent.
+    expect({ ...media?.parameters }).toEqual({ boundary: 'a;b"c d', charset: "UTF-8" });
+    expect(parseMediaType(null)).toBeUndefined();
+    expect(parseMediaType("")).toBeUndefined();
+  });
+
+  it("tells JSON from look-alikes by the whole type and the charset", () => {
+    for (const header of ["application/json", '  APPLICATION/JSON ; Charset="utf8"', "application/vnd.api+json; charset=UTF-8", 'application/json; foo="x;charset=latin1"']) {
+      expect(isJsonMediaType(header), header).toBe(true);
+    }
+    for (const header of ['text/plain; charset="application/json"', "application/json; charset=latin1", 'application/json; charset="utf-16"', "application/json-seq", "application/jsonp", "json", "application /json", undefined]) {
+      expect(isJsonMediaType(header), header).toBe(false);
+    }
+  });
+
+  it("takes an upload whose boundary is a quoted string, and refuses other types with 415", async () => {
+    const body = ["--a;b c", 'Content-Disposition: form-data; name="file"; filename="notes.txt"', "Content-Type: text/plain", "", "hello", "--a;b c--", ""].join("\r\n");
+    const upload = (type: string) => readUpload(new Request("http://x/api/knowledge", { method: "POST", headers: { "content-type": type }, body }), 1_000);
+    const read = await upload('MULTIPART/form-data; BOUNDARY="a;b c"');
+    expect({ filename: read.filename, text: new TextDecoder().decode(read.bytes) }).toEqual({ filename: "notes.txt", text: "hello" });
+    for (const type of ['text/plain; boundary="a;b c"', "multipart/form-data", 'multipart/mixed; boundary="a;b c"']) {
+      await expect(upload(type), type).rejects.toMatchObject({ code: "unsupported_media_type" });
+    }
   });
 });
 
@@ -179,6 +214,7 @@ describe("JSON bodies", () => {
 describe("client IP", () => {
   afterEach(() => {
     delete process.env.XCLAW_TRUSTED_PROXIES;
+    resetEnvironment();
   });
 
   const peer = (address: string) => ({ [PEER_ADDRESS_HEADER]: peerAddressHeaderValue(address) });
@@ -187,6 +223,7 @@ describe("client IP", () => {
     const headers = new Headers({ ...peer("127.0.0.2"), "x-forwarded-for": "203.0.113.9, 127.0.0.3", "x-real-ip": "198.51.100.7" });
     expect(clientIp(headers)).toBe("127.0.0.2");
     process.env.XCLAW_TRUSTED_PROXIES = "0";
+    resetEnvironment();
     expect(clientIp(headers)).toBe("127.0.0.2");
   });
 
@@ -199,8 +236,10 @@ describe("client IP", () => {
 
   it("takes the N-th X-Forwarded-For entry from the right with N trusted proxies", () => {
     process.env.XCLAW_TRUSTED_PROXIES = "1";
+    resetEnvironment();
     expect(clientIp({ ...peer("10.0.0.1"), "x-forwarded-for": "1.1.1.1, 203.0.113.4" })).toBe("203.0.113.4");
     process.env.XCLAW_TRUSTED_PROXIES = "2";
+    resetEnvironment();
     expect(clientIp({ ...peer("10.0.0.2"), "x-forwarded-for": "1.1.1.1, 203.0.113.4, 10.0.0.1" })).toBe("203.0.113.4");
     // Fewer entries than proxies: the request did not come through them; fall back to the socket.
     expect(clientIp({ ...peer("10.0.0.2"), "x-forwarded-for": "203.0.113.4" })).toBe("10.0.0.2");
@@ -208,15 +247,19 @@ describe("client IP", () => {
 
   it("uses X-Real-IP only behind a trusted proxy that sends no X-Forwarded-For", () => {
     process.env.XCLAW_TRUSTED_PROXIES = "1";
+    resetEnvironment();
     expect(clientIp({ ...peer("10.0.0.1"), "x-real-ip": "203.0.113.5" })).toBe("203.0.113.5");
     delete process.env.XCLAW_TRUSTED_PROXIES;
+    resetEnvironment();
     expect(clientIp({ ...peer("10.0.0.1"), "x-real-ip": "203.0.113.5" })).toBe("10.0.0.1");
   });
 
-  it("reads a refused or nonsensical XCLAW_TRUSTED_PROXIES as zero", () => {
-    for (const value of ["-1", "abc", "1.5"]) {
-      process.env.XCLAW_TRUSTED_PROXIES = value;
-      expect(clientIp({ ...peer("127.0.0.2"), "x-forwarded-for": "203.0.113.4" }), value).toBe("127.0.0.2");
+  it("reads an empty XCLAW_TRUSTED_PROXIES as zero, and refuses a nonsensical one at start, naming it", () => {
+    process.env.XCLAW_TRUSTED_PROXIES = "";
+    resetEnvironment();
+    expect(clientIp({ ...peer("127.0.0.2"), "x-forwarded-for": "203.0.113.4" })).toBe("127.0.0.2");
+    for (const value of ["-1", "abc", "1.5", "100"]) {
+      expect(() => parseEnvironment({ XCLAW_TRUSTED_PROXIES: value }), value).toThrow(/XCLAW_TRUSTED_PROXIES: must be a whole number from 0 to 99/);
     }
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { resetEnvironment } from "@/lib/config/environment";
 import { createLogger, redact, runWithRequestId } from "@/lib/observability/logger";
 
 describe("structured logger", () => {
@@ -12,12 +13,14 @@ describe("structured logger", () => {
     });
     const previous = process.env.XCLAW_LOG_SILENT;
     delete process.env.XCLAW_LOG_SILENT;
+    resetEnvironment();
     try {
       runWithRequestId("req-1", () =>
         createLogger("test").info("hello", { body: { email: "a@example.com", password: "hunter2", nested: [{ apiKey: "sk-1" }] }, authorization: "Bearer xclaw_abc" }),
       );
     } finally {
       if (previous !== undefined) process.env.XCLAW_LOG_SILENT = previous;
+      resetEnvironment();
     }
     expect(lines).toHaveLength(1);
     const line = JSON.parse(lines[0]!);

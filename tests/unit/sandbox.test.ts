@@ -3,11 +3,15 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile, mkdir } from "node:fs/
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BubblewrapSandbox, findBubblewrap } from "@/lib/sandbox/bubblewrap-sandbox";
 import { detectCgroups } from "@/lib/sandbox/cgroups";
 import { formatCommandResult } from "@/lib/sandbox/types";
 import { Workspace } from "@/lib/sandbox/workspace-files";
+import { surveyWorkspace } from "@/lib/sandbox/workspace-usage";
+
+// Slow by nature (bubblewrap commands, some of them exhausting a limit), and slower on a busy machine: room beyond vitest's 5 s default.
+vi.setConfig({ testTimeout: 60_000 });
 
 /**
  * The real bubblewrap sandbox, run as the tests' user (as root here, so commands run as nobody).
@@ -96,6 +100,13 @@ describe.skipIf(!available)("bubblewrap sandbox", () => {
     expect(result.stdout).not.toMatch(/DATABASE_URL|NEXTAUTH|OPENAI|ANTHROPIC/);
     const processes = await run("ls /proc | grep -c '^[0-9]'");
     expect(Number(processes.stdout.trim())).toBeLessThan(5);
+  });
+
+  it("does not start a command whose run was stopped while the sandbox was being set up", async () => {
+    const stopped = new AbortController();
+    stopped.abort();
+    await sandbox.run({ userId: alice, sessionId: "s", command: "echo started > aborted.txt", timeoutMs: 10_000, signal: stopped.signal });
+    await expect(stat(path.join(base, alice, "aborted.txt"))).rejects.toThrow();
   });
 
   it("kills the whole process group at the timeout", async () => {
@@ -216,27 +227,74 @@ describe.skipIf(!available)("bubblewrap sandbox", () => {
 });
 
 describe.skipIf(!available)("bubblewrap sandbox: workspace quota", () => {
+  const quotaSandbox = (quotaBytes: number) =>
+    new BubblewrapSandbox({ workspaceRoot: (userId) => path.join(base, userId), maxOutputBytes: 4_096, memoryMegabytes: 256, cpuSeconds: 30, quotaBytes, cgroups });
+  const usageOf = async (userId: string) => (await surveyWorkspace(path.join(base, userId), { repair: false })).bytes;
+
   it("keeps a command from filling the workspace past the quota, and lets it delete to make room", { timeout: 60_000 }, async () => {
-    const quota = new BubblewrapSandbox({ workspaceRoot: (userId) => path.join(base, userId), maxOutputBytes: 4_096, memoryMegabytes: 256, cpuSeconds: 10, quotaBytes: 8 * MiB, cgroups });
+    const quota = quotaSandbox(8 * MiB);
     const dave = randomUUID();
-    const quotaRun = (command: string) => quota.run({ userId: dave, sessionId: "s", command, timeoutMs: 10_000 });
+    const quotaRun = (command: string) => quota.run({ userId: dave, sessionId: "s", command, timeoutMs: 20_000 });
     // One file cannot grow past the room left.
     const big = await quotaRun("head -c 20M /dev/zero > big; stat -c %s big");
     expect(Number(big.stdout.trim())).toBeLessThanOrEqual(8 * MiB);
     expect(big.stderr).toMatch(/File too large/);
     await quotaRun("rm big");
-    // Several files each under the room can still add up to more: reported after the command.
+    // Several files each under the room cannot add up to more: what passed the quota is cut back.
     const parts = await quotaRun("for i in 1 2 3; do head -c 3M /dev/zero > part$i; done");
-    expect(parts.notes?.join("\n")).toMatch(/\[workspace over quota: 9\.\d MiB of 8\.0 MiB; delete files/);
-    // Over quota, nothing can grow, but the command goes on and deleting works.
-    const blocked = await quotaRun("head -c 1 /dev/zero > more; stat -c %s more; rm part1 part2 more && echo deleted");
-    expect(blocked.stdout).toBe("0\ndeleted\n");
-    expect(blocked.stderr).toMatch(/File too large/);
-    expect(blocked.notes?.join("\n")).toMatch(/\[workspace over quota when the command started: 9\.\d MiB of 8\.0 MiB/);
-    const freed = await quotaRun("ls");
+    expect(parts.notes?.join("\n")).toMatch(/\[quota reached: the workspace went over its quota of 8\.0 MiB.*cut off: part3 \(3\.0 → [0-9.]+ MiB\)/);
+    expect(await usageOf(dave)).toBeLessThanOrEqual(8 * MiB);
+    expect((await stat(path.join(base, dave, "part1"))).size).toBe(3 * MiB);
+    expect((await stat(path.join(base, dave, "part2"))).size).toBe(3 * MiB);
+    // Deleting makes room again.
+    const freed = await quotaRun("rm part1 part2 && ls");
     expect(freed.stdout).toBe("part3\n");
-    expect(freed.notes?.join("\n") ?? "").not.toMatch(/workspace over quota:/);
+    expect(freed.notes?.join("\n") ?? "").not.toMatch(/quota reached/);
     expect((await quotaRun("echo fits > small.txt && cat small.txt")).stdout).toBe("fits\n");
+  });
+
+  it("holds across everything one command writes: 4 files of 24 MiB with a 64 MiB quota", { timeout: 120_000 }, async () => {
+    const quota = quotaSandbox(64 * MiB);
+    const erin = randomUUID();
+    await mkdir(path.join(base, erin), { recursive: true });
+    await writeFile(path.join(base, erin, "kept.txt"), "x".repeat(MiB));
+    const result = await quota.run({ userId: erin, sessionId: "s", command: "for i in 1 2 3 4; do head -c 24M /dev/zero > big$i; done; echo finished", timeoutMs: 60_000 });
+    expect(await usageOf(erin)).toBeLessThanOrEqual(64 * MiB);
+    expect(result.notes?.join("\n")).toMatch(/\[quota reached: the workspace went over its quota of 64 MiB/);
+    expect(await readFile(path.join(base, erin, "kept.txt"), "utf8")).toBe("x".repeat(MiB));
+    const next = await quota.run({ userId: erin, sessionId: "s", command: "echo still here", timeoutMs: 20_000 });
+    expect(next.stdout).toBe("still here\n");
+    expect(await usageOf(erin)).toBeLessThanOrEqual(64 * MiB);
+  });
+
+  it("holds across two commands running at once: 40 MiB each with a 64 MiB quota", { timeout: 120_000 }, async () => {
+    const quota = quotaSandbox(64 * MiB);
+    const frank = randomUUID();
+    await mkdir(path.join(base, frank), { recursive: true });
+    await writeFile(path.join(base, frank, "kept.txt"), "kept");
+    const write = (name: string) => quota.run({ userId: frank, sessionId: name, command: `for i in 1 2 3 4; do head -c 10M /dev/zero >> ${name}; sleep 0.2; done`, timeoutMs: 60_000 });
+    const [first, second] = await Promise.all([write("one"), write("two")]);
+    expect(await usageOf(frank)).toBeLessThanOrEqual(64 * MiB);
+    expect([...(first.notes ?? []), ...(second.notes ?? [])].join("\n")).toMatch(/\[quota reached: the workspace went over its quota of 64 MiB/);
+    expect(await readFile(path.join(base, frank, "kept.txt"), "utf8")).toBe("kept");
+    expect((await quota.run({ userId: frank, sessionId: "s", command: "rm one two && echo room", timeoutMs: 20_000 })).stdout).toBe("room\n");
+  });
+});
+
+describe.skipIf(!available)("bubblewrap sandbox: workspace quota at its real size", () => {
+  it("keeps 1,024 MiB whether one command writes 4 × 300 MiB or two write 600 MiB each at once", { timeout: 240_000 }, async () => {
+    const quota = new BubblewrapSandbox({ workspaceRoot: (userId) => path.join(base, userId), maxOutputBytes: 4_096, memoryMegabytes: 256, cpuSeconds: 120, quotaBytes: 1_024 * MiB, cgroups });
+    const grace = randomUUID();
+    const usage = async () => (await surveyWorkspace(path.join(base, grace), { repair: false })).bytes;
+    const one = await quota.run({ userId: grace, sessionId: "s", command: "for i in 1 2 3 4; do head -c 300M /dev/zero > big$i; done", timeoutMs: 120_000 });
+    expect(one.notes?.join("\n")).toMatch(/\[quota reached: the workspace went over its quota of 1024 MiB/);
+    expect(await usage()).toBeLessThanOrEqual(1_024 * MiB);
+    await quota.run({ userId: grace, sessionId: "s", command: "rm big1 big2 big3 big4", timeoutMs: 60_000 });
+    const write = (name: string) => quota.run({ userId: grace, sessionId: name, command: `head -c 600M /dev/zero > ${name}`, timeoutMs: 120_000 });
+    const both = await Promise.all([write("a"), write("b")]);
+    expect(both.flatMap((result) => result.notes ?? []).join("\n")).toMatch(/\[quota reached/);
+    expect(await usage()).toBeLessThanOrEqual(1_024 * MiB);
+    expect((await quota.run({ userId: grace, sessionId: "s", command: "rm a b && echo done", timeoutMs: 60_000 })).stdout).toBe("done\n");
   });
 });
 

@@ -1,5 +1,6 @@
 import { createUIMessageStreamResponse, type UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
+import { toApprovalView } from "@/lib/approvals/approval-view";
 import { toolOutputView } from "@/lib/channels/web/tool-output-view";
 import { runStreamResponse, toUiChunks, uiStreamResponse, type TChatChunk } from "@/lib/channels/web/ui-stream";
 import { createLocalRun, endLocalRun, followLocalRun, publishLocal, watchLocalRun } from "@/lib/runs/local-runs";
@@ -76,6 +77,20 @@ describe("UI message stream", () => {
     expect(chunks.filter((chunk) => chunk.type === "data-notice")).toHaveLength(1);
   });
 
+  it("announces an approval as the same view the stored history shows (one builder: lib/approvals/approval-view.ts)", async () => {
+    const call = { id: "c7", name: "write_file", arguments: { path: "a.md" } };
+    const preview = { title: "Write a.md", path: "a.md" };
+    const later = new Date(Date.now() + 60_000);
+    const chunks = await collect([{ type: "approval-request", approvalId: "ap1", stepKey: "s0007", call, risk: "write", preview, expiresAt: later.toISOString() }]);
+    const announced = chunks.find((chunk) => chunk.type === "data-approval")!.data;
+    const stored = toApprovalView({ id: "ap1", toolCallId: "c7", toolName: "write_file", risk: "write", preview, status: "PENDING", reason: null, expiresAt: later });
+    expect(announced).toEqual(stored);
+    expect(stored).toMatchObject({ approvalId: "ap1", status: "pending", reason: null, expiresAt: later.toISOString() });
+    // Past its expiry a pending approval reads "expired", wherever it is shown.
+    const past = await collect([{ type: "approval-request", approvalId: "ap2", stepKey: "s0008", call, risk: "write", preview, expiresAt: new Date(Date.now() - 1_000).toISOString() }]);
+    expect(past.find((chunk) => chunk.type === "data-approval")).toMatchObject({ data: { approvalId: "ap2", status: "expired" } });
+  });
+
   it("writes the same bytes and headers as the AI SDK's createUIMessageStreamResponse", async () => {
     const chunks: TChatChunk[] = [
       { type: "start" },
@@ -113,7 +128,7 @@ describe("UI message stream", () => {
       { type: "tool-end", stepId: "t", stepKey: "s0003", callId: "c1", content: [{ type: "text", text: "2" }], isError: false, durationMs: 3 },
       { type: "run-end", outcome: { status: "failed", error: "boom" } } as TRunEvent,
     ];
-    const run = createLocalRun({ id: "r1", sessionId: `s-${Math.random()}`, userId: "u", controller: new AbortController() });
+    const run = createLocalRun({ id: "r1", sessionId: `s-${Math.random()}`, userId: "u", trigger: "web", controller: new AbortController() });
     const pushed = runStreamResponse((onEvents) => watchLocalRun(run, onEvents));
     const text = pushed.text();
     publishLocal(run, events[0]!);
@@ -129,7 +144,7 @@ describe("UI message stream", () => {
   });
 
   it("stops watching when asked to, and ends the stream when the signal aborts", async () => {
-    const run = createLocalRun({ id: "r2", sessionId: `s-${Math.random()}`, userId: "u", controller: new AbortController() });
+    const run = createLocalRun({ id: "r2", sessionId: `s-${Math.random()}`, userId: "u", trigger: "web", controller: new AbortController() });
     const leaving = new AbortController();
     const response = runStreamResponse((onEvents) => watchLocalRun(run, onEvents, leaving.signal));
     publishLocal(run, { type: "text-delta", text: "partial" });
@@ -144,7 +159,7 @@ describe("UI message stream", () => {
   });
 
   it("stops watching when the browser goes away, and the run's later events go nowhere", async () => {
-    const run = createLocalRun({ id: "r3", sessionId: `s-${Math.random()}`, userId: "u", controller: new AbortController() });
+    const run = createLocalRun({ id: "r3", sessionId: `s-${Math.random()}`, userId: "u", trigger: "web", controller: new AbortController() });
     const response = runStreamResponse((onEvents) => watchLocalRun(run, onEvents));
     const reader = response.body!.getReader();
     await reader.read();

@@ -5,7 +5,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { AppError, type TErrorCode } from "@/lib/errors";
-import { Workspace, WorkspacePathError } from "@/lib/sandbox/workspace-files";
+import { Workspace } from "@/lib/sandbox/workspace-files";
+import { WorkspacePathError } from "@/lib/sandbox/workspace-paths";
+import { surveyWorkspace } from "@/lib/sandbox/workspace-usage";
 
 /**
  * Adversarial tests for the file tools' workspace. The agent controls every path it passes and,
@@ -446,11 +448,13 @@ describe("Workspace: a folder swapped for a symlink between check and use", () =
     }
   }
 
-  it("never writes outside while workspace/sub keeps flipping between a folder and a symlink to outside/dir", async () => {
+  it("never writes outside while workspace/sub keeps flipping between a folder and a symlink to outside/dir", { timeout: 60_000 }, async () => {
     await fs.mkdir(inWorkspace("sub"));
     await fs.writeFile(inWorkspace("sub", "target.md"), "start");
     await workspace.list();
-    const deadline = Date.now() + 2_000;
+    // Ends when both sides of the race were exercised enough, however slow the machine; the
+    // deadline only bounds a run where one side never happens (the assertions below then fail).
+    const deadline = Date.now() + 30_000;
     const outcomes = { written: 0, refused: 0, other: 0 };
     const progress = { swaps: 0 };
     const stopped = () => Date.now() > deadline || (progress.swaps >= 300 && outcomes.written > 20 && outcomes.refused > 20);
@@ -472,11 +476,13 @@ describe("Workspace: a folder swapped for a symlink between check and use", () =
     expect(progress.swaps).toBeGreaterThan(50);
   });
 
-  it("never reads the secret while workspace/sub keeps flipping between a folder and a symlink to outside/", async () => {
+  it("never reads the secret while workspace/sub keeps flipping between a folder and a symlink to outside/", { timeout: 60_000 }, async () => {
     await fs.mkdir(inWorkspace("sub"));
     await fs.writeFile(inWorkspace("sub", "secret.md"), "decoy");
     await workspace.list();
-    const deadline = Date.now() + 2_000;
+    // Ends when both sides of the race were exercised enough, however slow the machine; the
+    // deadline only bounds a run where one side never happens (the assertions below then fail).
+    const deadline = Date.now() + 30_000;
     const outcomes = { decoy: 0, refused: 0, other: 0 };
     const texts = new Set<string>();
     const progress = { swaps: 0 };
@@ -701,6 +707,18 @@ describe("Workspace: quota", () => {
     expect(await exists(inWorkspace("b.md"))).toBe(false);
     // Replacing a file frees what it used.
     expect((await limited.writeText("a.md", "c".repeat(40_000))).bytes).toBe(40_000);
+  });
+
+  it("lets only one of two writes at once use the room left", async () => {
+    // Two workspaces over the same folder, as two chats of one user have.
+    const [first, second] = await Promise.allSettled([
+      new Workspace(root, quotaLimits).writeText("a.md", "a".repeat(40_000)),
+      new Workspace(root, quotaLimits).writeText("b.md", "b".repeat(40_000)),
+    ]);
+    expect([first.status, second.status].sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = [first, second].find((result) => result.status === "rejected") as PromiseRejectedResult;
+    expect(refused.reason).toMatchObject({ code: "payload_too_large", message: expect.stringMatching(/workspace is over its quota/) });
+    expect((await surveyWorkspace(root, { repair: false })).bytes).toBeLessThanOrEqual(64 * 1024);
   });
 
   it("counts what commands left in the workspace, in any folder", async () => {

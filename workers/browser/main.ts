@@ -11,9 +11,11 @@
  * SIGTERM / SIGINT: finish running actions (up to 10 s), close every context and the browser.
  */
 import { ConfigError, getBehaviourConfig } from "@/lib/config/behaviour";
+import { environment } from "@/lib/config/environment";
 import { createLogger } from "@/lib/observability/logger";
-import { findChromium, noChromiumMessage } from "./chromium";
+import { findChromium, noChromiumMessage } from "../../lib/browser/chromium";
 import { startBrowserWorker } from "./worker";
+import { onStopRequest } from "../shared/stop-requests";
 
 const log = createLogger("browser-worker");
 
@@ -25,25 +27,27 @@ function fail(message: string): never {
 
 async function main() {
   let config;
+  let variables;
   try {
+    variables = environment();
     config = getBehaviourConfig().browser;
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
-  const secret = process.env.BROWSER_WORKER_SECRET ?? "";
+  const secret = variables.BROWSER_WORKER_SECRET ?? "";
   if (secret.length < 16) fail("BROWSER_WORKER_SECRET must be set to a random string of at least 16 characters.");
   const executablePath = findChromium();
   if (!executablePath) fail(noChromiumMessage("the browser worker"));
-  const port = Number(process.env.BROWSER_WORKER_PORT ?? config.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`BROWSER_WORKER_PORT must be a port number, got "${process.env.BROWSER_WORKER_PORT}"`);
+  // xclaw.yaml's browser.port is checked by its own schema, BROWSER_WORKER_PORT by the environment's.
+  const port = variables.BROWSER_WORKER_PORT ?? config.port;
 
   let worker;
   try {
     worker = await startBrowserWorker({
       secret,
       executablePath,
-      host: process.env.BROWSER_WORKER_HOST || "127.0.0.1",
+      host: variables.BROWSER_WORKER_HOST,
       port,
       allowedPrivateHosts: config.allowedPrivateHosts,
       maxContexts: config.maxContexts,
@@ -69,10 +73,8 @@ async function main() {
     await worker.close(10_000);
     process.exit(0);
   };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
-  // Started by the launcher: when it goes away (even by kill -9), so does the worker.
-  process.on("disconnect", () => void stop("the launcher went away"));
+  // Started by the launcher: it says when (after the app has drained); alone: SIGTERM / SIGINT.
+  onStopRequest((why) => void stop(why));
 }
 
 main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));

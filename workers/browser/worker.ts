@@ -6,7 +6,7 @@ import { ZBrowserActRequest, ZBrowserCloseRequest } from "@/lib/browser/protocol
 import { UrlGuard } from "@/lib/net/url-guard";
 import { createLogger, type TLogger } from "@/lib/observability/logger";
 import { BrowserPool, WorkerError } from "./browser-pool";
-import { CHROMIUM_ARGS } from "./chromium";
+import { CHROMIUM_ARGS } from "../../lib/browser/chromium";
 
 /**
  * The browser worker: the pool behind a small HTTP API (lib/browser/protocol.ts) on loopback.

@@ -4,6 +4,8 @@
  *
  *   PLUGIN_HOST_SECRET   required; the app sends it with every request
  *   PLUGIN_HOST_PORT     default plugins.port (0 = any free port)
+ *   PLUGIN_HOST_HOST     default 127.0.0.1; only change it behind a private network (its own
+ *                        container, which the app reaches by name: compose.yaml)
  *
  * It gets no database URL, auth secret or model keys: the app sends each plugin's configuration
  * and declared secrets when it enables the plugin. SIGTERM / SIGINT stop every plugin's services.
@@ -12,9 +14,11 @@ import { randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ConfigError, getBehaviourConfig } from "@/lib/config/behaviour";
+import { environment } from "@/lib/config/environment";
 import { createLogger } from "@/lib/observability/logger";
 import { ZPluginSpec, ZToolCallRequest, ZWorkspaceAnswerBody, type TCallStreamLine, type TWorkspaceAnswer } from "@/lib/plugins/host-protocol";
 import { PluginHost } from "./plugin-host";
+import { onStopRequest } from "../shared/stop-requests";
 
 const log = createLogger("plugin-host");
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -48,13 +52,15 @@ function reply(response: ServerResponse, status: number, body: unknown) {
 
 async function main() {
   let port: number;
+  let variables;
   try {
-    port = Number(process.env.PLUGIN_HOST_PORT ?? getBehaviourConfig().plugins.port);
+    variables = environment();
+    port = variables.PLUGIN_HOST_PORT ?? getBehaviourConfig().plugins.port;
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
-  const secret = Buffer.from(process.env.PLUGIN_HOST_SECRET ?? "");
+  const secret = Buffer.from(variables.PLUGIN_HOST_SECRET ?? "");
   if (secret.length < 16) fail("PLUGIN_HOST_SECRET must be set to a random string of at least 16 characters.");
   const host = new PluginHost(log);
 
@@ -133,9 +139,10 @@ async function main() {
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, "127.0.0.1", resolve);
+    server.listen(port, environment().PLUGIN_HOST_HOST, resolve);
   });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
   log.info("plugin host ready", { url });
   process.send?.({ type: "ready", url });
 
@@ -149,9 +156,8 @@ async function main() {
     await host.shutdown();
     process.exit(0);
   };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("disconnect", () => void stop("the launcher went away"));
+  // Started by the launcher: it says when (after the app has drained); alone: SIGTERM / SIGINT.
+  onStopRequest((why) => void stop(why));
 }
 
 main().catch((error: unknown) => fail((error as Error).stack ?? String(error)));

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { verifyBundleFolder } from "../../lib/bundles/bundle-hash";
+import { environment } from "../../lib/config/environment";
 import { guardedFetch } from "../../lib/net/guarded-fetch";
 import { defaultPort, isOnAllowList, parseAllowList } from "../../lib/net/url-guard";
 import {
@@ -67,8 +68,8 @@ type TManaged = {
 
 /** The environment of a plugin process: nothing of the app's, only what Node needs to run. */
 function pluginEnvironment(): NodeJS.ProcessEnv {
-  const keep = ["PATH", "LANG", "TZ", "NODE_ENV"];
-  return Object.fromEntries(keep.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : []))) as NodeJS.ProcessEnv;
+  const { PATH, LANG, TZ, NODE_ENV } = environment();
+  return Object.fromEntries(Object.entries({ PATH, LANG, TZ, NODE_ENV }).filter(([, value]) => value)) as NodeJS.ProcessEnv;
 }
 
 export class PluginHost {

@@ -46,7 +46,7 @@ export async function superviseWorker(options: {
       });
       started.on("exit", (code, signal) => {
         if (!ready) return resolve({ error: `${options.label} exited with ${signal ?? `code ${code}`} before it was ready` });
-        // A clean exit means someone stopped it (Ctrl-C reaches the whole process group).
+        // A clean exit means someone stopped it.
         if (stopping || code === 0 || signal === "SIGTERM" || signal === "SIGINT") return;
         const now = Date.now();
         restarts.push(now);
@@ -69,7 +69,9 @@ export async function superviseWorker(options: {
       const running = child;
       if (!running || running.exitCode !== null || running.signalCode !== null) return;
       const exited = new Promise((resolve) => running.once("exit", resolve));
-      running.kill("SIGTERM");
+      // Over IPC: the process ignores the signals that reach the whole group (stop-requests.ts).
+      if (running.connected) running.send({ type: "stop" });
+      else running.kill("SIGTERM");
       const force = setTimeout(() => running.kill("SIGKILL"), options.stopGraceMs);
       await exited;
       clearTimeout(force);

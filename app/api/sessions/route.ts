@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { requireUser } from "@/lib/auth/authenticate";
+import { isJsonMediaType } from "@/lib/http/request-body";
 import { readJson, route } from "@/lib/http/route";
 import { createSession, listSessions, listSidebarSessions, openNewChat, toSessionSummary, ZSessionTitle } from "@/lib/sessions/sessions";
 
@@ -23,7 +24,8 @@ export const GET = route(async (request) => {
 
 export const POST = route(async (request) => {
   const { user } = await requireUser(request);
-  const hasBody = (request.headers.get("content-length") ?? "0") !== "0" || request.headers.get("content-type")?.includes("json");
+  // A body without Content-Length (chunked) is known by its declared JSON type.
+  const hasBody = (request.headers.get("content-length") ?? "0") !== "0" || isJsonMediaType(request.headers.get("content-type"));
   const input: z.infer<typeof ZCreateSession> = hasBody ? await readJson(request, ZCreateSession) : {};
   if (input.reuseEmpty && !input.title) {
     const { session, reused } = await openNewChat({ userId: user.id });

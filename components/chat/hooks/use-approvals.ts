@@ -1,17 +1,27 @@
 "use client";
 
 import { useCallback, useState } from "react";
-import { apiRequest, errorMessage } from "@/components/api-request";
+import { errorMessage } from "@/components/api-request";
 import type { TApprovalDecision, TApprovalView, TLocalDecision } from "../types";
+import type { TFollowedRequest } from "./use-chat-run";
 
 /**
  * Approve / Deny on this page. The decision shows at once (the card, the tool's state and the
- * composer all read it from here) while the server records it and starts the run's continuation,
- * which the page then follows (`onDecided`). A refused decision is taken back and said why.
- * A message sent while an approval waits declines it (the server does the same), so the card says
- * so instead of still offering buttons.
+ * composer all read it from here); its POST records it and answers with the run's continuation,
+ * which the page follows from that same answer (`follow`, use-chat-run.ts): one request per click.
+ * A refused decision is taken back and said why. A message sent while an approval waits declines
+ * it (the server does the same), so the card says so instead of still offering buttons.
  */
-export function useApprovals({ sessionId, onDecided }: { sessionId: string; onDecided: () => Promise<void> | void }) {
+export function useApprovals({
+  sessionId,
+  follow,
+  onAccepted,
+}: {
+  sessionId: string;
+  follow: (request: TFollowedRequest) => Promise<void>;
+  /** The server took the decision; its continuation streams next. */
+  onAccepted: () => void;
+}) {
   const [decisions, setDecisions] = useState<Record<string, TLocalDecision>>({});
   const [error, setError] = useState<string>();
   // From the click until the continuation has been followed to its end: the approved call runs.
@@ -23,12 +33,7 @@ export function useApprovals({ sessionId, onDecided }: { sessionId: string; onDe
       setDeciding(true);
       setDecisions((current) => ({ ...current, [approval.approvalId]: { status: decision.decision === "approve" ? "approved" : "denied" } }));
       try {
-        // The answer streams the continuation; the page follows the run itself instead.
-        await apiRequest(`/api/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(approval.approvalId)}`, {
-          method: "POST",
-          body: decision,
-          discardBody: true,
-        });
+        await follow({ path: `/api/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(approval.approvalId)}`, body: decision, onAccepted });
       } catch (caught) {
         setDecisions((current) => {
           const next = { ...current };
@@ -36,16 +41,11 @@ export function useApprovals({ sessionId, onDecided }: { sessionId: string; onDe
           return next;
         });
         setError(errorMessage(caught));
-        setDeciding(false);
-        return;
-      }
-      try {
-        await onDecided();
       } finally {
         setDeciding(false);
       }
     },
-    [sessionId, onDecided],
+    [sessionId, follow, onAccepted],
   );
 
   const declineForMessage = useCallback((approval: TApprovalView) => {

@@ -1,11 +1,12 @@
 "use client";
 
 import { useChat } from "@ai-sdk/react";
-import { DefaultChatTransport, generateId, type DataUIPart } from "ai";
+import { generateId, type DataUIPart } from "ai";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { apiRequest } from "@/components/api-request";
 import { describeChatError } from "../chat-error";
+import { chatTransport, followMetadata, type TFollowRequest } from "../chat-transport";
 import { messageAttachments, messageText } from "../message-model";
 import type { TAttachmentView, TChatDataParts, TChatMessage, TChatSession, TSessionAction } from "../types";
 
@@ -13,20 +14,11 @@ import type { TAttachmentView, TChatDataParts, TChatMessage, TChatSession, TSess
  * One chat's conversation with the server: sending, following runs, and reading the stored
  * history again when a run ends.
  *
- * The server takes only the new text (and attached files): history always comes from the
- * database, never from the browser. A run is detached from the request that started it, so this
- * page can follow it again at any time (GET /api/chat/:id/stream replays it from its start): on
- * arrival while a run is live, and after an approval decision, which starts the run's continuation.
+ * History always comes from the database, never from the browser (chat-transport.ts). A run is
+ * detached from the request that started it, so this page can follow it again at any time: on
+ * arrival while a run is live (GET /api/chat/:id/stream replays it from its start), and after an
+ * approval decision or Resume, whose own answer streams the run they continue.
  */
-const transport = new DefaultChatTransport<TChatMessage>({
-  api: "/api/chat",
-  prepareSendMessagesRequest: ({ id, messages }) => {
-    const last = messages.at(-1);
-    const attachments = last?.role === "user" ? messageAttachments(last).map((file) => file.path) : [];
-    return { body: { sessionId: id, text: last?.role === "user" ? messageText(last) : "", ...(attachments.length ? { attachments } : {}) } };
-  },
-});
-
 type TSessionResponse = { session: TChatSession; messages: TChatMessage[] };
 
 /** What the page hears when a run it followed has ended. */
@@ -34,6 +26,9 @@ export type TRunEnd = { isError: boolean; isAbort: boolean; messages: TChatMessa
 
 /** Text and files of a message the server refused before running it, for the message box. */
 export type TReturnedDraft = { text: string; attachments: TAttachmentView[] };
+
+/** A request whose answer streams the run to follow (chat-transport.ts); a refusal is thrown by follow(). */
+export type TFollowedRequest = Omit<TFollowRequest, "onRefused">;
 
 // Updates from a fast stream are applied at most this often: a reply arriving in one burst (a
 // reload mid-reply replays the run) becomes a few renders instead of thousands.
@@ -65,12 +60,14 @@ export function useChatRun({ session: initialSession, initialMessages, onRunEnd 
   const latest = useRef({
     messages: startingMessages,
     setMessages: (_messages: TChatMessage[]) => {},
-    resumeStream: async () => {},
+    resumeStream: async (_options?: { metadata?: unknown }) => {},
     status: "ready" as string,
     onRunEnd,
   });
   // The id of the message this page sent last, until the server says which step stored it.
   const sentMessageId = useRef<string | undefined>(undefined);
+  // Following a request's answer (a decision, Resume), and whether that answer was a run at all.
+  const followedRequest = useRef<{ ran: boolean } | undefined>(undefined);
 
   const reloadMessages = useCallback(async () => {
     const started = sendCount.current;
@@ -89,10 +86,11 @@ export function useChatRun({ session: initialSession, initialMessages, onRunEnd 
   const chat = useChat<TChatMessage>({
     id: sessionId,
     messages: startingMessages,
-    transport,
+    transport: chatTransport,
     experimental_throttle: THROTTLE_MS,
     onData: (part: DataUIPart<TChatDataParts>) => {
       if (part.type === "data-session") pendingAction.current = part.data;
+      if (part.type === "data-run" && followedRequest.current) followedRequest.current.ran = true;
       // The run's first event names the step that stored the message this page just sent.
       if (part.type === "data-run" && part.data.userStep && sentMessageId.current) {
         const userStep = part.data.userStep;
@@ -118,6 +116,10 @@ export function useChatRun({ session: initialSession, initialMessages, onRunEnd 
         void reloadMessages();
       } else if (reloadAfterRun.current) {
         reloadAfterRun.current = false;
+        // A request answered with a short reply instead of a run ("This action was already
+        // approved"): the reply is said above the message box, as a command's is.
+        const reply = followedRequest.current && !followedRequest.current.ran && !isError ? messageText(message) : "";
+        if (reply) setNotice(reply);
         void reloadMessages();
       } else if (isError && lastError.current && describeChatError(lastError.current).http) {
         // Refused before anything ran (409, 429, 503, a bad command): the message was not stored,
@@ -136,18 +138,34 @@ export function useChatRun({ session: initialSession, initialMessages, onRunEnd 
     latest.current = { messages: chat.messages, setMessages: chat.setMessages, resumeStream: chat.resumeStream, status: chat.status, onRunEnd };
   });
 
-  /** Follows the session's live run (if any) to its end, then shows the stored history. */
-  const follow = useCallback(async () => {
-    setFollowing(true);
-    reloadAfterRun.current = true;
-    await latest.current.resumeStream();
-    setFollowing(false);
-    // Nothing was running any more (204): the run ended before we asked; read what it left.
-    if (reloadAfterRun.current) {
-      reloadAfterRun.current = false;
-      await reloadMessages();
-    }
-  }, [reloadMessages]);
+  /**
+   * Follows a run to its end, then shows the stored history: the session's live run (if any), or
+   * the one `request` starts, read from that request's own answer. A refused request throws.
+   */
+  const follow = useCallback(
+    async (request?: TFollowedRequest) => {
+      let refused: { error: unknown } | undefined;
+      setFollowing(true);
+      reloadAfterRun.current = true;
+      followedRequest.current = request ? { ran: false } : undefined;
+      try {
+        await latest.current.resumeStream(request ? { metadata: followMetadata({ ...request, onRefused: (error) => (refused = { error }) }) } : undefined);
+      } finally {
+        followedRequest.current = undefined;
+        setFollowing(false);
+      }
+      if (refused) {
+        reloadAfterRun.current = false;
+        throw refused.error;
+      }
+      // Nothing was running any more (204): the run ended before we asked; read what it left.
+      if (reloadAfterRun.current) {
+        reloadAfterRun.current = false;
+        await reloadMessages();
+      }
+    },
+    [reloadMessages],
+  );
 
   // A run that was in progress when the page loaded: follow it.
   const followedOnArrival = useRef(false);
@@ -209,12 +227,10 @@ export function useChatRun({ session: initialSession, initialMessages, onRunEnd 
     setStopping(false);
   }, [chat, sessionId]);
 
-  /** Continues an interrupted run (from any process), then follows it. */
+  /** Continues an interrupted run (from any process) and follows it, from the same request. */
   const resume = useCallback(async () => {
     sendCount.current++;
-    await apiRequest(`/api/sessions/${encodeURIComponent(sessionId)}/resume`, { method: "POST", discardBody: true });
-    setSession((current) => ({ ...current, interrupted: false }));
-    await follow();
+    await follow({ path: `/api/sessions/${encodeURIComponent(sessionId)}/resume`, onAccepted: () => setSession((current) => ({ ...current, interrupted: false })) });
   }, [follow, sessionId]);
 
   return {

@@ -1,4 +1,5 @@
 import { UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from "ai";
+import { toApprovalView } from "@/lib/approvals/approval-view";
 import type { TRunEvent } from "@/lib/runs/run-types";
 import type { TChatDataParts, TChatMetadata } from "@/lib/wire/chat";
 import { toolOutputView } from "./tool-output-view";
@@ -87,16 +88,19 @@ export function uiChunkMapper() {
         break;
       case "approval-request":
         out.push(
-          data("approval", {
-            approvalId: event.approvalId,
-            toolCallId: event.call.id,
-            toolName: event.call.name,
-            risk: event.risk,
-            preview: event.preview,
-            status: "pending",
-            reason: null,
-            expiresAt: event.expiresAt,
-          }),
+          data(
+            "approval",
+            toApprovalView({
+              id: event.approvalId,
+              toolCallId: event.call.id,
+              toolName: event.call.name,
+              risk: event.risk,
+              preview: event.preview,
+              status: "PENDING",
+              reason: null,
+              expiresAt: new Date(event.expiresAt),
+            }),
+          ),
         );
         break;
       case "notice":

@@ -12,7 +12,7 @@ const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 export async function readUpload(request: Request, maxFileBytes: number): Promise<{ filename: string; bytes: Uint8Array }> {
   const header = request.headers.get("content-type");
   const media = parseMediaType(header);
-  if (!media || media.type !== "multipart" || media.subtype !== "form-data" || !media.parameters.get("boundary")) {
+  if (media?.type !== "multipart/form-data" || !media.parameters.boundary) {
     throw new AppError("unsupported_media_type", "Upload the file as multipart/form-data, in a field named file.");
   }
   let body: Uint8Array;

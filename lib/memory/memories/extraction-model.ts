@@ -1,6 +1,6 @@
-import { NonRetriableError } from "inngest";
+import { NonRetriableError } from "@/lib/jobs/job-errors";
 import { z } from "zod";
-import { ProviderChainError, streamWithFallback } from "@/lib/providers/provider-chain";
+import { completeText, ProviderChainError } from "@/lib/providers/provider-chain";
 import { configuredProviders, retryPolicy } from "@/lib/providers/registry";
 import type { TProvider } from "@/lib/providers/types";
 
@@ -13,16 +13,9 @@ import type { TProvider } from "@/lib/providers/types";
 export async function completeJson<T>(options: { system: string; user: string; schema: z.ZodType<T>; maxOutputTokens?: number; signal?: AbortSignal; providers?: TProvider[] }): Promise<T> {
   const providers = options.providers ?? configuredProviders();
   if (!providers.length) throw new NonRetriableError("No model provider is configured, so memories cannot be extracted.");
-  let text = "";
+  let text: string;
   try {
-    for await (const event of streamWithFallback(
-      providers,
-      { system: options.system, messages: [{ role: "user", content: [{ type: "text", text: options.user }] }], tools: [], maxOutputTokens: options.maxOutputTokens ?? 1_500, signal: options.signal },
-      retryPolicy(),
-    )) {
-      if (event.type === "text-delta") text += event.text;
-      else if (event.type === "text-discard") text = "";
-    }
+    text = await completeText(providers, { system: options.system, user: options.user, maxOutputTokens: options.maxOutputTokens ?? 1_500, signal: options.signal }, retryPolicy());
   } catch (error) {
     if (error instanceof ProviderChainError && error.failures.length && error.failures.every((failure) => /^HTTP 4\d\d/.test(failure.error) && !/^HTTP (408|409|429)/.test(failure.error))) {
       throw new NonRetriableError(error.message, { cause: error });

@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { db } from "@/lib/db/client";
+import { processSingleton } from "@/lib/process-singleton";
 
 /** A user's memory switches; no row means the defaults. */
 export async function getMemorySettings(userId: string): Promise<{ autoExtract: boolean }> {
@@ -21,8 +22,7 @@ export async function setMemorySettings(userId: string, settings: { autoExtract:
  * graphs, like memory-presence.ts: chat runs started by the Node route (lib/http/server-hook.ts)
  * see a change made on the settings page at once.
  */
-const shared = globalThis as unknown as { xclawRecentMemorySettings?: LRUCache<string, { autoExtract: boolean }> };
-const recentSettings = (shared.xclawRecentMemorySettings ??= new LRUCache<string, { autoExtract: boolean }>({ max: 10_000, ttl: 60_000 }));
+const recentSettings = processSingleton("memory.recent-settings", () => new LRUCache<string, { autoExtract: boolean }>({ max: 10_000, ttl: 60_000 }));
 
 export async function getRecentMemorySettings(userId: string): Promise<{ autoExtract: boolean }> {
   const cached = recentSettings.get(userId);

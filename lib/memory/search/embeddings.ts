@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import OpenAI from "openai";
 import { getBehaviourConfig, type TBehaviourConfig } from "@/lib/config/behaviour";
+import { environment } from "@/lib/config/environment";
 import { serverFetch } from "@/lib/net/server-fetch";
 import { createLogger } from "@/lib/observability/logger";
 import { backoffDelayMs, classifyError } from "@/lib/providers/provider-chain";
@@ -58,13 +59,12 @@ export function dimensionsOfModelKey(modelKey: string): number {
 export function embeddingSettings(config: TBehaviourConfig = getBehaviourConfig()): TEmbeddingSettings | undefined {
   const settings = config.embeddings;
   if (settings.mode === "off") return undefined;
-  const ownBaseUrl = process.env.EMBEDDINGS_BASE_URL;
-  const ownApiKey = process.env.EMBEDDINGS_API_KEY;
-  const own = Boolean(ownBaseUrl || ownApiKey);
-  const baseUrl = own ? ownBaseUrl : process.env.OPENAI_BASE_URL;
-  const apiKey = own ? ownApiKey : process.env.OPENAI_API_KEY;
+  const variables = environment();
+  const own = Boolean(variables.EMBEDDINGS_BASE_URL || variables.EMBEDDINGS_API_KEY);
+  const baseUrl = own ? variables.EMBEDDINGS_BASE_URL : variables.OPENAI_BASE_URL;
+  const apiKey = own ? variables.EMBEDDINGS_API_KEY : variables.OPENAI_API_KEY;
   if (!baseUrl && !apiKey) return undefined;
-  const model = process.env.EMBEDDINGS_MODEL || settings.model;
+  const model = variables.EMBEDDINGS_MODEL ?? settings.model;
   return {
     model,
     dimensions: settings.dimensions,

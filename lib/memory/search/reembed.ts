@@ -1,4 +1,4 @@
-import { NonRetriableError } from "inngest";
+import { NonRetriableError } from "@/lib/jobs/job-errors";
 import { z } from "zod";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { dbPool } from "@/lib/db/client";

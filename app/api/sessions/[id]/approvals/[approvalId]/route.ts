@@ -1,7 +1,8 @@
 import { requireUser } from "@/lib/auth/authenticate";
 import { messageResultResponse } from "@/lib/channels/web/web-channel";
 import { readJson, route } from "@/lib/http/route";
-import { decideApproval, ZApprovalDecision } from "@/lib/runs/decide-approval";
+import { decideApproval } from "@/lib/runs/decide-approval";
+import { ZApprovalDecision } from "@/lib/wire/approvals";
 
 export const maxDuration = 800;
 

@@ -1,12 +1,13 @@
 import { existsSync } from "node:fs";
 import { chromium } from "playwright-core";
+import { environment } from "@/lib/config/environment";
 
 /**
  * Which Chromium the worker drives: CHROMIUM_PATH, then the distribution's package
  * (`apt-get install chromium`), then a browser Playwright downloaded itself, if any.
  */
 export function findChromium(): string | undefined {
-  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
+  const candidates = [environment().CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
   for (const candidate of candidates) if (candidate && existsSync(candidate)) return candidate;
   try {
     const bundled = chromium.executablePath();
