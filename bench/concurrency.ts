@@ -8,9 +8,9 @@
  *   npm run build && npx tsx bench/concurrency.ts [C …]          (default 100 200 1000)
  *   BENCH_POSTGRES_URL=postgresql://postgres@127.0.0.1:5432/postgres npx tsx bench/concurrency.ts
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import http from "node:http";
-import { benchConfig, benchDatabase, createApiToken, percentile, startApp, startFakeLlmProcess } from "./support";
+import { benchConfig, benchDatabase, createApiToken, descendants, percentile, startApp, startFakeLlmProcess } from "./support";
 
 const sizes = process.argv.slice(2).map(Number).filter(Boolean);
 const levels = sizes.length ? sizes : [100, 200, 1000];
@@ -19,27 +19,6 @@ const MODEL_WAIT_MS = 4_000;
 
 // The client side must not be the bottleneck: one connection per chat, no pool limit.
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  const all: number[] = [];
-  const visit = (id: number) => {
-    all.push(id);
-    for (const child of children.get(id) ?? []) visit(child);
-  };
-  visit(pid);
-  return all;
-}
 
 function treeRssKb(pid: number): number {
   let total = 0;

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -195,4 +195,41 @@ export async function benchConfig(changes: [string[], unknown][]): Promise<strin
   const file = path.join(await mkdtemp(path.join(os.tmpdir(), "xclaw-bench-config-")), "xclaw.yaml");
   await writeFile(file, String(document));
   return file;
+}
+
+/** A process and all its descendants, from /proc (Linux). */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const all: number[] = [];
+  const visit = (id: number) => {
+    all.push(id);
+    for (const child of children.get(id) ?? []) visit(child);
+  };
+  visit(pid);
+  return all;
+}
+
+/** CPU seconds (user + system) a process tree has used so far, from /proc (Linux; clock ticks of 1/100 s). */
+export function processTreeCpuSeconds(pid: number): number {
+  let ticks = 0;
+  for (const id of descendants(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${id}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return ticks / 100;
 }

@@ -31,10 +31,11 @@ function navItems(isAdmin: boolean): TNavItem[] {
       href: "/admin/users",
       label: "Admin",
       icon: <ShieldIcon />,
-      match: (path) => path.startsWith("/admin") && !["/admin/jobs", "/admin/agents", "/admin/plugins", "/admin/skills"].some((prefix) => path.startsWith(prefix)),
+      match: (path) => path.startsWith("/admin") && !["/admin/jobs", "/admin/agents", "/admin/plugins", "/admin/skills", "/admin/channels"].some((prefix) => path.startsWith(prefix)),
     });
     items.push({ href: "/admin/plugins", label: "Plugins & skills", icon: <PluginIcon />, match: (path) => path.startsWith("/admin/plugins") || path.startsWith("/admin/skills") });
     items.push({ href: "/admin/jobs", label: "Jobs", icon: <ClockIcon />, match: (path) => path.startsWith("/admin/jobs") });
+    items.push({ href: "/admin/channels", label: "Channels", icon: <ChatIcon />, match: (path) => path.startsWith("/admin/channels") });
   }
   return items;
 }

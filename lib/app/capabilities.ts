@@ -1,5 +1,6 @@
 import { agentsCapability } from "@/lib/agents/agents-capability";
 import { createBrowserTools } from "@/lib/browser/browser-tools";
+import { channelsCapability } from "@/lib/channels/channels-capability";
 import { browserWorkerFromEnvironment, closeBrowserSession } from "@/lib/browser/worker-client";
 import { createCronManageTool } from "@/lib/chronos/cron-manage-tool";
 import { notifyTool } from "@/lib/chronos/notify-tool";
@@ -50,6 +51,8 @@ function buildProviders(runtime: TSandboxRuntime, config: TBehaviourConfig): TTo
     agentsCapability,
     // Memory and knowledge-base tools, and recall before every model call (lib/memory).
     memoryCapability(),
+    // Chat channels: the rest of an answer goes back to QQ / Feishu after an approval on the web.
+    channelsCapability,
   ];
 }
 

@@ -1,5 +1,6 @@
 import { agentWorkerJob } from "@/lib/agents/worker-job";
 import { pruneAuthRecordsJob } from "@/lib/auth/prune-job";
+import { channelJobs } from "@/lib/channels/channel-jobs";
 import { chronosJobs } from "@/lib/chronos/chronos-jobs";
 import type { TAnyJobDefinition } from "@/lib/jobs/define-job";
 import { jobsPruneJob } from "@/lib/jobs/builtin/jobs-prune";
@@ -27,4 +28,6 @@ export const jobCatalog: readonly TAnyJobDefinition[] = [
   agentWorkerJob,
   // Memory: extraction, indexing, embedding backfill and re-embedding.
   ...memoryJobs,
+  // Channels (QQ, Feishu): inbound messages, the rest of an answer after an approval, pruning.
+  ...channelJobs,
 ];

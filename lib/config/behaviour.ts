@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { ZChannelsConfig } from "./channels-config";
 import { ConfigError } from "./config-error";
 import { environment } from "./environment";
 
@@ -448,6 +449,8 @@ export const ZBehaviourConfig = z.strictObject({
     .prefault({})
     .refine((chronos) => chronos.defaultMaxSteps <= chronos.maxMaxSteps, { message: "chronos.defaultMaxSteps must be at most chronos.maxMaxSteps" })
     .refine((chronos) => chronos.defaultTimeoutSeconds <= chronos.maxTimeoutSeconds, { message: "chronos.defaultTimeoutSeconds must be at most chronos.maxTimeoutSeconds" }),
+  // QQ and Feishu bots: lib/channels (lib/config/channels-config.ts).
+  channels: ZChannelsConfig,
 });
 
 export type TBehaviourConfig = z.infer<typeof ZBehaviourConfig>;

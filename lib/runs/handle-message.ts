@@ -7,7 +7,7 @@ import type { TMessageResult } from "./message-result";
 import type { TStartOverrides } from "./resume-session";
 import { markInterruptedIfStale } from "./run-lease";
 import type { TRunTrigger } from "./run-types";
-import { runSlashCommand } from "./slash-commands";
+import { runSlashCommand, type TCommandChannel, type TConversationControls } from "./slash-commands";
 import { startRun } from "./start-run";
 
 /**
@@ -31,11 +31,18 @@ export async function handleMessage(
     trigger?: TRunTrigger;
     /** Workspace paths of files attached to the message (uploaded before, lib/sessions/attachments.ts). */
     attachments?: string[];
+    /** Which commands the message may use (slash-commands.ts); the web chat by default. */
+    channel?: TCommandChannel;
+    /** What a chat channel lets commands do with its conversation (/bind, /new). */
+    conversation?: TConversationControls;
   } & TStartOverrides,
 ): Promise<TMessageResult> {
   const text = options.text.trim();
   const attachmentPaths = options.attachments ?? [];
-  if (attachmentPaths.length || (!text.startsWith("/") && !text.startsWith("!"))) {
+  const channel = options.channel ?? "web";
+  // `!command` runs a shell command without the model: only in the web chat, where the person sees the card.
+  const bang = channel === "web" && text.startsWith("!");
+  if (attachmentPaths.length || (!text.startsWith("/") && !bang)) {
     // The common case skips loading the session: the claim checks owner and state in one statement.
     if (!z.uuid().safeParse(options.sessionId).success) throw new AppError("not_found", "No such session.");
     if (!text && !attachmentPaths.length) throw new AppError("bad_request", "The message is empty.");
@@ -51,6 +58,6 @@ export async function handleMessage(
     return { kind: "run", run };
   }
   const session = await markInterruptedIfStale(await getSessionOrThrow(options));
-  if (text.startsWith("/")) return runSlashCommand(session, text, options);
+  if (text.startsWith("/")) return runSlashCommand(session, text, { ...options, channel });
   return runBangCommand({ session, command: text.slice(1).trim() });
 }

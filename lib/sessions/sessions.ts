@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { releaseSessionResources } from "@/lib/capabilities/installed-capabilities";
 import { db } from "@/lib/db/client";
-import type { ChatSession, Prisma, RunTrigger } from "@/lib/db/generated/client";
+import type { ChannelKind, ChatSession, Prisma, RunTrigger } from "@/lib/db/generated/client";
 import { storableText } from "@/lib/db/storable";
 import { AppError } from "@/lib/errors";
 import type { TRunTriggerName, TSessionStatus, TSessionSummary } from "@/lib/wire/chat";
@@ -29,6 +29,7 @@ export function toSessionSummary(session: ChatSession): TSessionSummary {
     lastProvider: session.lastProvider,
     lastModel: session.lastModel,
     model: session.model,
+    channel: session.channelKind ? { kind: session.channelKind === "QQ" ? "qq" : "feishu", accountId: session.channelAccountId } : null,
     createdAt: session.createdAt.toISOString(),
     updatedAt: session.updatedAt.toISOString(),
   };
@@ -43,6 +44,8 @@ export async function createSession(options: {
   allowedOrigins?: readonly string[];
   /** What every run of the session works under (a worker's profile, a team; lib/agents). */
   runProfile?: Prisma.InputJsonValue;
+  /** A session started from a chat channel: the platform and the bot account. */
+  channel?: { kind: ChannelKind; accountId: string };
 }): Promise<ChatSession> {
   return db().chatSession.create({
     data: {
@@ -52,6 +55,8 @@ export async function createSession(options: {
       parentSessionId: options.parentSessionId,
       allowedOrigins: options.allowedOrigins ? [...options.allowedOrigins] : undefined,
       runProfile: options.runProfile,
+      channelKind: options.channel?.kind,
+      channelAccountId: options.channel?.accountId,
     },
   });
 }

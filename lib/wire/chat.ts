@@ -1,4 +1,5 @@
 import type { UIMessage } from "ai";
+import type { TSessionChannel } from "./channels";
 
 /**
  * The chat's wire types: what the server streams (lib/channels/web/ui-stream.ts), what it rebuilds
@@ -89,6 +90,8 @@ export type TSessionSummary = {
   lastModel: string | null;
   /** The owner's model choice for this chat ("openai:gpt-4o"), or null for the configured default. */
   model: string | null;
+  /** Sessions started from a chat channel (trigger "channel"): which platform and bot account. */
+  channel: TSessionChannel | null;
   createdAt: string;
   updatedAt: string;
 };

@@ -3,6 +3,7 @@ import { cookies, headers } from "next/headers";
 import Link from "next/link";
 import { parseTheme, THEME_COOKIE } from "@/components/app-shell/theme";
 import { ApiTokens } from "@/components/settings/api-tokens";
+import { ChannelBindings } from "@/components/settings/channel-bindings";
 import { ChatPreferences } from "@/components/settings/chat-preferences";
 import { EmailForm } from "@/components/settings/email-form";
 import { InstructionsForm } from "@/components/settings/instructions-form";
@@ -14,6 +15,7 @@ import { SignOutEverywhere } from "@/components/settings/sign-out-everywhere";
 import { PageHeader, Section } from "@/components/ui/card";
 import { listApiTokens } from "@/lib/auth/api-tokens";
 import { requirePageUser } from "@/lib/auth/page-session";
+import { listBindings } from "@/lib/channels/bindings";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { listEndpoints, toEndpointView } from "@/lib/chronos/webhook-endpoints";
 import { publicOrigin } from "@/lib/config/environment";
@@ -24,7 +26,7 @@ export const metadata: Metadata = { title: "Settings" };
 export default async function SettingsPage() {
   const user = await requirePageUser();
   const tokens = await listApiTokens({ userId: user.id });
-  const [channels, endpoints] = await Promise.all([listChannels({ userId: user.id }), listEndpoints({ userId: user.id })]);
+  const [channels, endpoints, bindings] = await Promise.all([listChannels({ userId: user.id }), listEndpoints({ userId: user.id }), listBindings({ userId: user.id })]);
   const origin = publicOrigin() ?? originFromHeaders(await headers());
   const theme = parseTheme((await cookies()).get(THEME_COOKIE)?.value);
   return (
@@ -87,6 +89,10 @@ export default async function SettingsPage() {
 
         <Section id="webhooks" title="Webhooks" description="Endpoints for monitoring alerts (Prometheus Alertmanager, Grafana, any JSON).">
           <WebhookEndpoints initialEndpoints={endpoints.map((endpoint) => toEndpointView(endpoint, origin))} />
+        </Section>
+
+        <Section id="channels" title="Channels" description="Your QQ and Feishu accounts linked to xclaw.">
+          <ChannelBindings initialBindings={bindings} />
         </Section>
       </div>
     </div>
