@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
-import { openSecret, sealSecret, SecretBoxError } from "@/lib/config/secret-box";
+import { openSecret, sealSecret, SecretBoxError, type TSealedColumn } from "@/lib/config/secret-box";
 import { db } from "@/lib/db/client";
 import type { ChannelAccount, ChannelKind, Prisma } from "@/lib/db/generated/client";
 import { AppError } from "@/lib/errors";
@@ -14,6 +14,9 @@ import type { TChannelAccountView, TChannelKindName } from "@/lib/wire/channels"
  * Base URLs are per account so tests point them at fake platforms; the defaults are the platforms'.
  */
 const SEAL_PURPOSE = "channel-account";
+
+/** For the rotation of NEXTAUTH_SECRET (lib/app/sealed-columns.ts). */
+export const CHANNEL_ACCOUNTS_COLUMN: TSealedColumn = { table: "channel_accounts", column: "secretsSealed", purpose: SEAL_PURPOSE };
 
 export const PLATFORM_DEFAULTS: Record<TChannelKindName, { apiBaseUrl: string; tokenUrl: (apiBaseUrl: string) => string }> = {
   qq: { apiBaseUrl: "https://api.sgroup.qq.com", tokenUrl: () => "https://bots.qq.com/app/getAppAccessToken" },
