@@ -3,6 +3,8 @@ import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ZChannelsConfig } from "./channels-config";
+import { ZChronosConfig } from "./chronos-config";
+import { ZEmbeddingsConfig, ZKnowledgeConfig, ZMemoryConfig } from "./memory-config";
 import { ConfigError } from "./config-error";
 import { environment } from "./environment";
 
@@ -306,83 +308,9 @@ export const ZBehaviourConfig = z.strictObject({
       inlineOutputCharacters: z.int().min(200).max(200_000).default(4_000),
     })
     .prefault({}),
-  embeddings: z
-    .strictObject({
-      /**
-       * auto: vectors from an OpenAI-compatible embeddings API when EMBEDDINGS_BASE_URL or
-       * EMBEDDINGS_API_KEY (else OPENAI_BASE_URL or OPENAI_API_KEY) is set; off: full-text search only.
-       */
-      mode: z.enum(["auto", "off"]).default("auto"),
-      /** EMBEDDINGS_MODEL overrides it. Changing model or dimensions needs a re-embed (Admin → Memory). */
-      model: z.string().min(1).max(200).default("text-embedding-3-small"),
-      /** Vector size the model returns; HNSW indexes hold at most 2,000 dimensions. */
-      dimensions: z.int().min(2).max(2_000).default(1_536),
-      /** Texts per embeddings request. */
-      batchSize: z.int().min(1).max(2_048).default(64),
-      /** Requests in flight at once per indexing job. */
-      concurrency: z.int().min(1).max(16).default(2),
-      /** Longer texts are cut before embedding (most models take about 8,000 tokens). */
-      maxInputCharacters: z.int().min(100).max(100_000).default(8_000),
-      /** A request that has not answered after this long fails (and is retried). */
-      timeoutSeconds: z.number().min(1).max(600).default(30),
-      /** Send `dimensions` with each request (text-embedding-3 models shorten their vectors to it); turn
-       *  off for servers that refuse the parameter, whose models then must return that size anyway. */
-      sendDimensions: z.boolean().default(true),
-      /** Cached embeddings older than this are deleted by memory.prune. */
-      cacheDays: z.int().min(1).max(3_650).default(30),
-    })
-    .prefault({}),
-  memory: z
-    .strictObject({
-      recall: z
-        .strictObject({
-          /** Memories and knowledge chunks added to each turn; 0 turns that part of recall off. */
-          memories: z.int().min(0).max(50).default(5),
-          chunks: z.int().min(0).max(50).default(4),
-          /** Vector matches below this cosine similarity are not recalled (full-text matches are). */
-          minSimilarity: z.number().min(-1).max(1).default(0.3),
-          /** The recalled block is cut at this many characters. */
-          maxCharacters: z.int().min(200).max(100_000).default(6_000),
-        })
-        .prefault({}),
-      /** A new memory this similar (cosine) to an existing one is reported as a duplicate. */
-      duplicateSimilarity: z.number().min(0).max(1).default(0.95),
-      maxCharacters: z.int().min(20).max(20_000).default(2_000),
-      maxPerUser: z.int().min(1).max(1_000_000).default(10_000),
-      /** HNSW candidate list per vector query (pgvector's hnsw.ef_search): larger = better recall, slower. */
-      efSearch: z.int().min(10).max(1_000).default(100),
-      extraction: z
-        .strictObject({
-          /** The extraction job; users can also turn it off for themselves (Settings → Memory). */
-          enabled: z.boolean().default(true),
-          /** A conversation counts as quiet after this long without a new message. */
-          quietMinutes: z.number().min(0).max(1_440).default(10),
-          /** New user text shorter than this is not worth an extraction. */
-          minCharacters: z.int().min(0).max(100_000).default(200),
-          /** The most user text one extraction sends to the model (the newest turns are kept). */
-          maxInputCharacters: z.int().min(500).max(200_000).default(12_000),
-          maxFacts: z.int().min(1).max(50).default(10),
-          /** Facts shorter than this are dropped. */
-          minFactCharacters: z.int().min(1).max(1_000).default(15),
-          /** Extractions per user per UTC day. */
-          dailyLimit: z.int().min(0).max(10_000).default(20),
-        })
-        .prefault({}),
-    })
-    .prefault({}),
-  knowledge: z
-    .strictObject({
-      /** Largest upload (and kb_index file) accepted; uploads are counted while they are read. */
-      maxFileBytes: z.int().min(1_024).max(512 * 1024 * 1024).default(20 * 1024 * 1024),
-      maxPdfPages: z.int().min(1).max(100_000).default(500),
-      /** Chunk size and the overlap between neighbouring chunks, in estimated tokens. */
-      chunkTokens: z.int().min(50).max(8_000).default(400),
-      chunkOverlapTokens: z.int().min(0).max(2_000).default(60),
-      maxChunksPerDocument: z.int().min(1).max(1_000_000).default(5_000),
-      maxDocumentsPerBase: z.int().min(1).max(1_000_000).default(1_000),
-    })
-    .prefault({})
-    .refine((knowledge) => knowledge.chunkOverlapTokens < knowledge.chunkTokens / 2, { message: "knowledge.chunkOverlapTokens must be less than half of knowledge.chunkTokens" }),
+  embeddings: ZEmbeddingsConfig,
+  memory: ZMemoryConfig,
+  knowledge: ZKnowledgeConfig,
   chat: z
     .strictObject({
       /** Files people attach to a message (stored in their workspace under uploads/). */
@@ -405,51 +333,8 @@ export const ZBehaviourConfig = z.strictObject({
       level: z.enum(["debug", "info", "warn", "error"]).default("info"),
     })
     .prefault({}),
-  // Chronos (scheduled agent jobs, monitoring webhooks, notifications): lib/chronos, lib/notifications.
-  chronos: z
-    .strictObject({
-      /** Schedules that would run more often than this are refused (cron and "every N minutes"). */
-      minIntervalMinutes: z.int().min(1).max(1_440).default(5),
-      maxJobsPerUser: z.int().min(1).max(10_000).default(20),
-      /** Model calls a job's run may make ("max steps"): the default for new jobs and the most allowed. */
-      defaultMaxSteps: z.int().min(1).max(100).default(15),
-      maxMaxSteps: z.int().min(1).max(100).default(30),
-      /** A job's run is stopped after this long: the default for new jobs and the most allowed. */
-      defaultTimeoutSeconds: z.int().min(10).max(86_400).default(300),
-      maxTimeoutSeconds: z.int().min(10).max(86_400).default(1_800),
-      /** Executions (and the sessions with their traces), webhook alerts and notifications are deleted after this. */
-      keepDays: z.int().min(1).max(3_650).default(30),
-      webhook: z
-        .strictObject({
-          maxEndpointsPerUser: z.int().min(1).max(1_000).default(10),
-          /** Largest alert body accepted; larger ones get 413. */
-          maxBodyBytes: z.int().min(1_024).max(16 * 1024 * 1024).default(1024 * 1024),
-          /** Deliveries one endpoint may make per minute; beyond it 429 with Retry-After. */
-          requestsPerMinute: z.int().min(1).max(10_000).default(30),
-          /** How far an HMAC-signed request's timestamp may be from the server's clock. */
-          timestampToleranceSeconds: z.int().min(10).max(3_600).default(300),
-          /** Alerts of one delivery shown to the triage run; the rest are counted, not shown. */
-          maxAlertsPerTriage: z.int().min(1).max(500).default(20),
-        })
-        .prefault({}),
-      notifications: z
-        .strictObject({
-          /** A notification with the same title as one sent within this many minutes is dropped. */
-          dedupeMinutes: z.int().min(0).max(1_440).default(30),
-          /** Notifications one user may receive per hour; beyond it they are refused (flood stop). */
-          maxPerHour: z.int().min(1).max(10_000).default(20),
-          maxChannelsPerUser: z.int().min(1).max(100).default(10),
-          /** Each attempt to deliver to a Feishu or webhook channel gives up after this long. */
-          timeoutSeconds: z.int().min(1).max(120).default(10),
-          /** Private hosts channels may post to anyway (`host:port`, a range such as 10.1.0.0/16). */
-          allowedPrivateHosts: z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\](:\d{1,5})?|[0-9a-fA-F:.]+\/\d{1,3}|[0-9a-fA-F:]*:[0-9a-fA-F:]+|[A-Za-z0-9.-]+(:\d{1,5})?)$/, "must be host, host:port, [v6]:port or an address range")).default([]),
-        })
-        .prefault({}),
-    })
-    .prefault({})
-    .refine((chronos) => chronos.defaultMaxSteps <= chronos.maxMaxSteps, { message: "chronos.defaultMaxSteps must be at most chronos.maxMaxSteps" })
-    .refine((chronos) => chronos.defaultTimeoutSeconds <= chronos.maxTimeoutSeconds, { message: "chronos.defaultTimeoutSeconds must be at most chronos.maxTimeoutSeconds" }),
-  // QQ and Feishu bots: lib/channels (lib/config/channels-config.ts).
+  chronos: ZChronosConfig,
+  // QQ and Feishu bots: lib/channels.
   channels: ZChannelsConfig,
 });
 
