@@ -99,6 +99,11 @@ function serverCommand(env: NodeJS.ProcessEnv, options: { port: number; data: st
   const variables = environment();
   const standalone = path.join(root, ".next", "standalone", "server.js");
   if (mode === "start" && existsSync(standalone)) {
+    // `next build` alone leaves the pages' scripts and styles out of the standalone folder: every
+    // page would load without them (forms post as plain HTML, nothing is interactive).
+    if (!existsSync(path.join(root, ".next", "standalone", ".next", "static"))) {
+      fail("the production build is incomplete: .next/standalone/.next/static is missing. Build with `npm run build` (it runs `next build` and copies the static files beside the server).");
+    }
     env.PORT = String(options.port);
     env.HOSTNAME = variables.HOST ?? "0.0.0.0";
     env.XCLAW_DATA_DIR = options.data;

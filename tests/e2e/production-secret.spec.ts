@@ -7,8 +7,8 @@ import { EXAMPLE_AUTH_SECRET } from "../../lib/config/environment";
 import { freePort } from "../../lib/net/free-port";
 
 /**
- * The built Next.js server itself (`next start`, as an image or a service manager would run it,
- * without the launcher) refuses to serve under NODE_ENV=production with a missing, short or example
+ * The built Next.js server itself (.next/standalone/server.js, as the image or a service manager
+ * runs it, without the launcher) refuses to serve under NODE_ENV=production with a missing, short or example
  * NEXTAUTH_SECRET: instrumentation.ts checks before anything else and exits 1 naming the variable.
  * The launcher's own check is in tests/unit/production-start.test.ts; that the suite's app started
  * at all shows a strong secret passes. Runs in the PGlite pass only: no database is reached.
@@ -22,8 +22,19 @@ async function nextStart(secret: string): Promise<{ code: number | null; output:
   const directory = await mkdtemp(path.join(os.tmpdir(), "xclaw-secret-"));
   const port = await freePort();
   // Empty rather than removed, so that a developer's .env cannot fill it in again.
-  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "production", NEXTAUTH_SECRET: secret, NEXTAUTH_URL: `http://localhost:${port}`, XCLAW_DATA_DIR: directory, DATABASE_URL: "", LOG_LEVEL: "warn" };
-  const child = spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "--port", String(port)], {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    NEXTAUTH_SECRET: secret,
+    NEXTAUTH_URL: `http://127.0.0.1:${port}`,
+    PORT: String(port),
+    HOSTNAME: "127.0.0.1",
+    XCLAW_DATA_DIR: directory,
+    XCLAW_CONFIG: path.join(root, "xclaw.yaml"),
+    DATABASE_URL: "",
+    LOG_LEVEL: "warn",
+  };
+  const child = spawn(process.execPath, [path.join(root, ".next", "standalone", "server.js")], {
     cwd: root,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -37,7 +48,7 @@ async function nextStart(secret: string): Promise<{ code: number | null; output:
   let answered = false;
   const deadline = Date.now() + 90_000;
   while (child.exitCode === null && Date.now() < deadline) {
-    answered ||= await fetch(`http://localhost:${port}/api/health`).then(
+    answered ||= await fetch(`http://127.0.0.1:${port}/api/health`).then(
       () => true,
       () => false,
     );
@@ -49,7 +60,7 @@ async function nextStart(secret: string): Promise<{ code: number | null; output:
   return { code, output, answered };
 }
 
-test("next start under NODE_ENV=production refuses a missing, short or example NEXTAUTH_SECRET, naming it", async () => {
+test("the standalone server under NODE_ENV=production refuses a missing, short or example NEXTAUTH_SECRET, naming it", async () => {
   const cases: [string, RegExp][] = [
     ["", /xclaw: NEXTAUTH_SECRET is not set: a production start needs a secret of at least 32 bytes/],
     ["only-twenty-bytes-xx", /xclaw: NEXTAUTH_SECRET is too short \(20 bytes\)/],

@@ -151,11 +151,12 @@ async function main() {
     process.exit(1);
   }
   if (process.env.XCLAW_E2E_SKIP_BUILD !== "1") {
-    const built = await run(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
-      ...process.env,
-      NEXT_TELEMETRY_DISABLED: "1",
-    });
+    // What `npm run build` does: `next build`, then the static files beside the standalone server.
+    const buildEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+    const built = await run(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], buildEnv);
     if (built !== 0) process.exit(built);
+    const copied = await run(process.execPath, [path.join(root, "scripts", "copy-standalone-assets.mjs")], buildEnv);
+    if (copied !== 0) process.exit(copied);
   }
   const extraArgs = process.argv.slice(2);
   const databases: ("pglite" | "postgres")[] = ["pglite", ...(process.env.TEST_DATABASE_URL ? (["postgres"] as const) : [])];
