@@ -1,17 +1,24 @@
 /**
  * Time to first token through POST /api/chat (auth, session claim, steps written, history loaded,
  * provider call, UI stream) against calling the same fake LLM directly with the OpenAI SDK,
- * interleaved in one run so both see the same machine state. Prints the added milliseconds at
- * p50/p99 and the ratio of the medians. Target (DESIGN.md): p50 ≤ 10 ms, p99 ≤ 40 ms added.
+ * interleaved in one run so both see the same machine state. Three conversations:
+ * - new: every request opens a new session;
+ * - continuing 20 / 100: every request continues a session that already holds 20 (or 100) turns,
+ *   as people mostly continue conversations (each primed session takes 10 measured turns, so its
+ *   history grows from N to N + 10 turns; each turn is a user message and a reply).
+ * Prints the added milliseconds at p50/p99 and the ratio of the medians for each.
+ * Target (DESIGN.md): p50 ≤ 10 ms, p99 ≤ 40 ms added, for all three.
  *
- *   npm run build && npx tsx bench/chat-overhead.ts [iterations]
+ *   npm run build && npx tsx bench/chat-overhead.ts [iterations per conversation, default 100]
  *   BENCH_POSTGRES_URL=postgresql://postgres@127.0.0.1:5432/postgres npx tsx bench/chat-overhead.ts   (a fresh PostgreSQL database)
  */
+import os from "node:os";
 import OpenAI from "openai";
 import { startFakeLlm } from "../tests/fake-llm/server";
 import { benchDatabase, createApiToken, percentile, startApp } from "./support";
 
-const iterations = Number(process.argv[2] ?? 200);
+const iterations = Number(process.argv[2] ?? 100);
+const TURNS_PER_SESSION = 10;
 const fake = await startFakeLlm();
 fake.script(() => ({ text: "The quick brown fox jumps over the lazy dog.", chunks: 8 }));
 const database = await benchDatabase();
@@ -22,11 +29,16 @@ try {
   const token = await createApiToken(app.url);
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
 
-  async function viaApp(): Promise<number> {
+  async function newSession(): Promise<string> {
     const created = await fetch(`${app.url}/api/sessions`, { method: "POST", headers, body: "{}" });
-    const { session } = (await created.json()) as { session: { id: string } };
+    return ((await created.json()) as { session: { id: string } }).session.id;
+  }
+
+  /** One message into a session; the time to its first text delta. */
+  async function viaApp(sessionId: string, turn: number): Promise<number> {
     const started = performance.now();
-    const response = await fetch(`${app.url}/api/chat`, { method: "POST", headers, body: JSON.stringify({ sessionId: session.id, text: "hello" }) });
+    const text = `message ${turn}: how does the story go on?`;
+    const response = await fetch(`${app.url}/api/chat`, { method: "POST", headers, body: JSON.stringify({ sessionId, text }) });
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     let buffer = "";
@@ -49,34 +61,55 @@ try {
     return firstToken;
   }
 
+  /** The sessions a conversation's measured requests go to, in order (primed to `history` turns). */
+  async function sessionsFor(history: number): Promise<string[]> {
+    if (history === 0) return Promise.all(Array.from({ length: iterations }, newSession));
+    const sessions: string[] = [];
+    for (let index = 0; index < Math.ceil(iterations / TURNS_PER_SESSION); index++) {
+      const id = await newSession();
+      for (let turn = 0; turn < history; turn++) await viaApp(id, turn);
+      sessions.push(id);
+    }
+    return Array.from({ length: iterations }, (_, index) => sessions[Math.floor(index / TURNS_PER_SESSION)]!);
+  }
+
+  const warmSession = await newSession();
   for (let warm = 0; warm < 10; warm++) {
-    await viaApp();
+    await viaApp(warmSession, warm);
     await viaSdk();
   }
-  const appTimes: number[] = [];
-  const directTimes: number[] = [];
-  const added: number[] = [];
-  for (let index = 0; index < iterations; index++) {
-    // Alternate which goes first so neither always runs on a warmer machine.
-    let appTime: number;
-    let directTime: number;
-    if (index % 2) {
-      directTime = await viaSdk();
-      appTime = await viaApp();
-    } else {
-      appTime = await viaApp();
-      directTime = await viaSdk();
-    }
-    appTimes.push(appTime);
-    directTimes.push(directTime);
-    added.push(appTime - directTime);
-  }
   const fmt = (value: number) => value.toFixed(2);
-  console.log(`chat-overhead: ${iterations} interleaved pairs, database ${database.name}, load average ${(await import("node:os")).loadavg()[0]!.toFixed(1)}`);
-  console.log(`  direct SDK TTFT   p50 ${fmt(percentile(directTimes, 50))} ms  p99 ${fmt(percentile(directTimes, 99))} ms`);
-  console.log(`  via /api/chat     p50 ${fmt(percentile(appTimes, 50))} ms  p99 ${fmt(percentile(appTimes, 99))} ms`);
-  console.log(`  added by xclaw    p50 ${fmt(percentile(added, 50))} ms  p99 ${fmt(percentile(added, 99))} ms   (target p50 ≤ 10, p99 ≤ 40)`);
-  console.log(`  ratio of medians  ${fmt(percentile(appTimes, 50) / percentile(directTimes, 50))}x`);
+  console.log(`chat-overhead: ${iterations} interleaved pairs per conversation, database ${database.name}`);
+  for (const [label, history] of [
+    ["new session", 0],
+    ["continuing, 20 turns", 20],
+    ["continuing, 100 turns", 100],
+  ] as const) {
+    const sessions = await sessionsFor(history);
+    const appTimes: number[] = [];
+    const directTimes: number[] = [];
+    const added: number[] = [];
+    for (let index = 0; index < iterations; index++) {
+      // Alternate which goes first so neither always runs on a warmer machine.
+      let appTime: number;
+      let directTime: number;
+      if (index % 2) {
+        directTime = await viaSdk();
+        appTime = await viaApp(sessions[index]!, history + index);
+      } else {
+        appTime = await viaApp(sessions[index]!, history + index);
+        directTime = await viaSdk();
+      }
+      appTimes.push(appTime);
+      directTimes.push(directTime);
+      added.push(appTime - directTime);
+    }
+    console.log(`\n  ${label} (load average ${os.loadavg()[0]!.toFixed(1)})`);
+    console.log(`    direct SDK TTFT   p50 ${fmt(percentile(directTimes, 50))} ms  p99 ${fmt(percentile(directTimes, 99))} ms`);
+    console.log(`    via /api/chat     p50 ${fmt(percentile(appTimes, 50))} ms  p99 ${fmt(percentile(appTimes, 99))} ms`);
+    console.log(`    added by xclaw    p50 ${fmt(percentile(added, 50))} ms  p99 ${fmt(percentile(added, 99))} ms   (target p50 ≤ 10, p99 ≤ 40)`);
+    console.log(`    ratio of medians  ${fmt(percentile(appTimes, 50) / percentile(directTimes, 50))}x`);
+  }
 } finally {
   await app.stop();
   await fake.close();
