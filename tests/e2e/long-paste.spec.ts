@@ -9,7 +9,8 @@ import { signUp, uniqueEmail } from "./helpers";
  * typed at its end, and while it is sent, and prints every figure against the issue's target (no
  * task over 200 ms). Timings are reported, not asserted (the house rule); what is asserted is that
  * every character arrives: in the box, at the model, and on the page. All three go into one chat,
- * so the later ones are typed with the earlier long messages on the page.
+ * so the later ones are typed with the earlier long messages on the page. Last, a text over the
+ * server's limit is refused and comes back into the box whole.
  * Tracing is off: its DOM snapshots run inside the page and would be measured too.
  */
 test.use({ trace: "off", screenshot: "off", permissions: ["clipboard-read", "clipboard-write"] });
@@ -149,4 +150,15 @@ test("a 50 KB and a 200 KB text go into the message box, get typed after and sen
   }
   test.info().annotations.push({ type: "long tasks", description: JSON.stringify(runs) });
   expect(runs).toHaveLength(3);
+
+  // Over the server's limit (300,000 characters): refused with the reason, and the text comes back
+  // into the box whole, ready to be shortened.
+  const tooLong = pastedLog(310_000).trimEnd();
+  const box = page.getByLabel("Message");
+  await box.fill(tooLong);
+  await waitForBoxLength(page, tooLong.length);
+  await box.press("Enter");
+  await expect(page.getByText("The message is longer than 300,000 characters.")).toBeVisible({ timeout: 30_000 });
+  await waitForBoxLength(page, tooLong.length);
+  expect(await box.inputValue()).toBe(tooLong);
 });
