@@ -1,11 +1,12 @@
 "use client";
 
-import { useId, useImperativeHandle, useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type FormEvent, type KeyboardEvent, type ReactNode, type Ref } from "react";
+import { useId, useImperativeHandle, useRef, useState, type ClipboardEvent, type DragEvent, type FormEvent, type KeyboardEvent, type ReactNode, type Ref } from "react";
 import { apiUpload, errorMessage } from "@/components/api-request";
 import { useFormFallbackAction } from "@/components/forms/form-fallback";
 import { Button } from "@/components/ui/button";
 import { AttachIcon, CloseIcon, StopIcon } from "@/components/ui/icons";
 import { AttachmentChip, humanBytes } from "./attachment-chip";
+import { useAutosize, useLongTextInsert } from "./hooks/use-long-text-box";
 import type { TAttachmentView } from "./types";
 
 /**
@@ -14,6 +15,10 @@ import type { TAttachmentView } from "./types";
  * box itself (↑ ↓ to choose, Enter or Tab to take, Esc to close). Files come in by the paperclip,
  * by pasting or by dropping them: each is uploaded to the person's workspace at once and sent with
  * the message.
+ *
+ * The box keeps its own text: typing re-renders the box, never the conversation above it (with a
+ * long text pasted, every key used to render the whole chat page again). The page gets the text
+ * when it is sent.
  */
 const COMMANDS = [
   { command: "/steps", hint: "list the steps of this chat" },
@@ -34,8 +39,7 @@ let draftCounter = 0;
 
 export function ChatComposer({
   sessionId,
-  value,
-  onChange,
+  returnedDraft,
   attachments,
   onAttachmentsChange,
   limits,
@@ -50,12 +54,13 @@ export function ChatComposer({
   textareaRef,
 }: {
   sessionId: string;
-  value: string;
-  onChange: (value: string) => void;
+  /** A message the server refused comes back into the box (when the box is empty); a new object each time. */
+  returnedDraft?: { text: string };
   attachments: TDraftAttachment[];
   onAttachmentsChange: (change: (current: TDraftAttachment[]) => TDraftAttachment[]) => void;
   limits: TAttachmentLimits;
-  onSend: () => void;
+  /** Sends the text with the stored files; false when it was not sent (the box keeps the text). */
+  onSend: (text: string) => boolean;
   onStop: () => void;
   busy: boolean;
   stopping: boolean;
@@ -75,13 +80,16 @@ export function ChatComposer({
   const [highlighted, setHighlighted] = useState(0);
   const [dismissedFor, setDismissedFor] = useState<string>();
   const [dragging, setDragging] = useState(false);
+  const [value, setValue] = useState("");
+  useAutosize(textarea, value, MAX_HEIGHT);
+  useLongTextInsert(textarea);
 
-  useLayoutEffect(() => {
-    const element = textarea.current;
-    if (!element) return;
-    element.style.height = "auto";
-    element.style.height = `${Math.min(element.scrollHeight, MAX_HEIGHT)}px`;
-  }, [value]);
+  // Adjusted while rendering, as React recommends for state that follows a changed value.
+  const [seenDraft, setSeenDraft] = useState(returnedDraft);
+  if (returnedDraft !== seenDraft) {
+    setSeenDraft(returnedDraft);
+    if (returnedDraft && !value.trim()) setValue(returnedDraft.text);
+  }
 
   const commandQuery = /^\/\S*$/.test(value) ? value.toLowerCase() : undefined;
   const commands = commandQuery === undefined || dismissedFor === value ? [] : COMMANDS.filter((item) => item.command.startsWith(commandQuery));
@@ -92,14 +100,18 @@ export function ChatComposer({
   const canSend = !busy && !disabled && !uploading && (value.trim() !== "" || stored.length > 0);
 
   const pick = (command: string) => {
-    onChange(`${command} `);
+    setValue(`${command} `);
     setHighlighted(0);
     textarea.current?.focus();
   };
 
+  const send = () => {
+    if (canSend && onSend(value)) setValue("");
+  };
+
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    if (canSend) onSend();
+    send();
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -125,7 +137,7 @@ export function ChatComposer({
     }
     if (event.key === "Enter" && !event.shiftKey) {
       event.preventDefault();
-      if (canSend) onSend();
+      send();
     }
   };
 
@@ -280,7 +292,7 @@ export function ChatComposer({
             rows={1}
             value={value}
             onChange={(event) => {
-              onChange(event.target.value);
+              setValue(event.target.value);
               setHighlighted(0);
             }}
             onKeyDown={onKeyDown}

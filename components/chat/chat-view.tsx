@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useId, useRef, useState } from "react";
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from "react";
 import { apiRequest, errorMessage } from "@/components/api-request";
 import { useSessionList } from "@/components/app-shell/session-list-context";
 import { useSidebar } from "@/components/app-shell/sidebar-context";
@@ -53,7 +53,6 @@ export function ChatView({
   const stepsPanelId = useId();
   const [stepsOpen, setStepsOpen] = useState(false);
   const [stepsVersion, setStepsVersion] = useState(0);
-  const [input, setInput] = useState("");
   const [attachments, setAttachments] = useState<TDraftAttachment[]>([]);
   const [actionError, setActionError] = useState<string>();
   const [model, setModel] = useState(initialSession.model);
@@ -117,13 +116,13 @@ export function ChatView({
   }, [busy, stop, sidebar.open]);
 
   // A message the server refused before running it comes back into the box (adjusted while
-  // rendering, as React recommends for state that follows a changed value).
+  // rendering, as React recommends for state that follows a changed value); its text goes back
+  // through the box itself (ChatComposer), which keeps the text.
   const { returnedDraft } = run;
   const [seenDraft, setSeenDraft] = useState(returnedDraft);
   if (returnedDraft !== seenDraft) {
     setSeenDraft(returnedDraft);
     if (returnedDraft) {
-      if (!input.trim()) setInput(returnedDraft.text);
       if (!attachments.length) {
         setAttachments(
           returnedDraft.attachments.map((file) => ({ id: `returned-${file.path}`, name: file.name, bytes: file.bytes, mediaType: file.mediaType, status: "stored", stored: file })),
@@ -134,29 +133,32 @@ export function ChatView({
 
   const pending = pendingApproval(run.messages, approvals.decisions);
 
-  function onSend() {
-    if (run.busy) return;
+  function onSend(input: string): boolean {
+    if (run.busy) return false;
     const stored = attachments.flatMap((file) => (file.status === "stored" && file.stored ? [file.stored] : []));
-    if (!input.trim() && !stored.length) return;
+    if (!input.trim() && !stored.length) return false;
     // Sending while an approval waits declines it (the server records that, with the message as the reason).
     if (pending) approvals.declineForMessage(pending);
     setActionError(undefined);
     if (!input.trim().startsWith("/")) updateSessions((list) => list.map((item) => (item.id === sessionId ? { ...item, status: "running" } : item)));
     pin();
     run.send(input, stored);
-    setInput("");
     setAttachments([]);
+    return true;
   }
 
   const lastUser = run.messages.findLast((message) => message.role === "user");
 
+  // Callbacks of the run's own stable ones (not of `run`, a new object each render), so the
+  // memoized messages are not drawn again while a reply streams in below them.
+  const { resendFrom, resume: resumeRun } = run;
   const resend = useCallback(
     async (message: TChatMessage, text: string, files: TAttachmentView[]) => {
       setActionError(undefined);
       pin();
-      await run.resendFrom(message, text, files);
+      await resendFrom(message, text, files);
     },
-    [pin, run],
+    [pin, resendFrom],
   );
 
   const regenerate = useCallback(() => {
@@ -167,8 +169,8 @@ export function ChatView({
   const resume = useCallback(() => {
     setActionError(undefined);
     pin();
-    run.resume().catch((caught: unknown) => setActionError(errorMessage(caught)));
-  }, [pin, run]);
+    resumeRun().catch((caught: unknown) => setActionError(errorMessage(caught)));
+  }, [pin, resumeRun]);
 
   const configured = providers.some((provider) => provider.configured);
   // Which model answered last (a fallback provider may have stepped in for the chosen one).
@@ -179,6 +181,20 @@ export function ChatView({
   const chatError = run.error ? describeChatError(run.error) : undefined;
   const liveRunError = chatError && !chatError.http ? chatError : undefined;
   const canRetry = !run.busy && lastUser !== undefined && Boolean(run.stepKeyOf(lastUser));
+  const onResume = run.session.interrupted && !run.busy ? resume : undefined;
+  const onRetry = canRetry && !liveRunError ? regenerate : undefined;
+  const partContext = useMemo(
+    () => ({
+      decisions: approvals.decisions,
+      deciding: approvals.deciding,
+      busy: run.busy,
+      showStepIds: preferences.showStepIds,
+      onDecide: approvals.decide,
+      onResume,
+      onRetry,
+    }),
+    [approvals.decisions, approvals.deciding, approvals.decide, run.busy, preferences.showStepIds, onResume, onRetry],
+  );
 
   return (
     <div className="flex h-dvh min-h-0">
@@ -211,15 +227,7 @@ export function ChatView({
                 stepKeyOf={run.stepKeyOf}
                 onEdit={resend}
                 onRegenerate={regenerate}
-                context={{
-                  decisions: approvals.decisions,
-                  deciding: approvals.deciding,
-                  busy: run.busy,
-                  showStepIds: preferences.showStepIds,
-                  onDecide: approvals.decide,
-                  onResume: run.session.interrupted && !run.busy ? resume : undefined,
-                  onRetry: canRetry && !liveRunError ? regenerate : undefined,
-                }}
+                context={partContext}
               />
               {liveRunError ? (
                 <Notice
@@ -258,8 +266,7 @@ export function ChatView({
             {run.notice ? <DismissibleAlert tone="info" message={run.notice} onDismiss={() => run.setNotice(undefined)} /> : null}
             <ChatComposer
               sessionId={sessionId}
-              value={input}
-              onChange={setInput}
+              returnedDraft={returnedDraft}
               attachments={attachments}
               onAttachmentsChange={setAttachments}
               limits={attachmentLimits}

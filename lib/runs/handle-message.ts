@@ -15,13 +15,15 @@ import { startRun } from "./start-run";
  * answered without the model, anything else starts a run. The channel sends only the new text;
  * history always comes from the database.
  */
-export const MAX_MESSAGE_CHARACTERS = 100_000;
+// Room for what people paste (logs, stack traces, documents: issue 31 asks for 200 KB); the JSON
+// body limit (http.maxJsonBytes, 1 MiB by default) still holds the request as a whole.
+export const MAX_MESSAGE_CHARACTERS = 300_000;
 
 export const ZMessageText = z
   .string({ error: "text is required." })
   .trim()
   .min(1, "The message is empty.")
-  .max(MAX_MESSAGE_CHARACTERS, "The message is longer than 100,000 characters.");
+  .max(MAX_MESSAGE_CHARACTERS, `The message is longer than ${MAX_MESSAGE_CHARACTERS.toLocaleString("en-US")} characters.`);
 
 export async function handleMessage(
   options: {

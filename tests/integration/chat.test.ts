@@ -212,6 +212,22 @@ describe("POST /api/chat", () => {
     expect(response.status).toBe(503);
     expect((await response.json()).error.message).toMatch(/^No model provider is configured/);
   });
+
+  it("takes a pasted 200 KB message whole, and refuses one over the limit with a 400 that says so", async () => {
+    const { cookie } = await createUser();
+    const sessionId = await newSession(cookie);
+    const log = Array.from({ length: 2_000 }, (_, index) => `2026-12-02T07:35:00.${index} ERROR order ${index} failed: connection reset by peer`).join("\n").padEnd(200_000, "x");
+    fake.script([{ text: "Read it." }]);
+    const { text } = await readUiStream(await sendChat(cookie, sessionId, log));
+    expect(text).toBe("Read it.");
+    expect(fake.requests[0]!.body.messages.at(-1)).toEqual({ role: "user", content: log });
+    const session = (await call(getSession, "/x", { cookie, params: { id: sessionId } })).json;
+    expect(session.messages[0].parts.find((part: { type: string }) => part.type === "text").text).toBe(log);
+
+    const tooLong = await sendChat(cookie, sessionId, "y".repeat(300_001));
+    expect(tooLong.status).toBe(400);
+    expect(JSON.stringify(await tooLong.json())).toContain("longer than 300,000 characters");
+  });
 });
 
 describe("sessions API isolation", () => {
