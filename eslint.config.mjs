@@ -46,6 +46,8 @@ const FEATURES = {
   channels: ["runs", "auth"],
   agents: ["runs"],
   chronos: ["runs", "notifications", "auth"],
+  // Serving agents to other programs: the OpenAI-compatible API (/v1).
+  "openai-api": ["runs", "auth", "agents"],
   // What operators run against an install (backup, restore, doctor, accounts, secrets).
   operations: ["users", "providers", "sandbox", "browser"],
 };
