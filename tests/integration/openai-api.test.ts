@@ -202,13 +202,16 @@ describe("POST /v1/chat/completions", () => {
   }, 60_000);
 
   it("refuses a request without a valid token with 401, and bad input with an OpenAI-shaped 400", async () => {
-    const { client } = await apiUser();
+    const { client, cookie } = await apiUser();
     const anonymous = new OpenAI({ baseURL, apiKey: "not-a-token", maxRetries: 0 });
     const refused = await anonymous.chat.completions.create({ model: "xclaw", messages: [{ role: "user", content: "hi" }] }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((refused as InstanceType<typeof OpenAI.AuthenticationError>).error).toMatchObject({ type: "authentication_error", code: "unauthorized" });
     const noHeader = await fetch(`${baseURL}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "xclaw", messages: [] }) });
     expect(noHeader.status).toBe(401);
+    // A signed-in browser's cookie is not enough: the API takes tokens only.
+    const withCookie = await fetch(`${baseURL}/models`, { headers: { cookie } });
+    expect(withCookie.status).toBe(401);
     const bad = await client.chat.completions.create({ model: "xclaw", messages: [{ role: "assistant", content: "no user message" }] }).catch((error: unknown) => error);
     expect(bad).toBeInstanceOf(OpenAI.BadRequestError);
     const body = (bad as InstanceType<typeof OpenAI.BadRequestError>).error as { message: string; type: string; code: string };
