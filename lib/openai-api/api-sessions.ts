@@ -25,10 +25,19 @@ export async function sessionForRequest(options: { userId: string; sessionId: st
 
 export type TWaitedApproval = { approvalId: string; status: string; toolName: string; stepSeq: number };
 
-/** The approval this session's API client was told to decide on the web, if any. */
+/**
+ * The approval this session's API client waits for, if any: the one it was told about, or the one
+ * a session continued from the web chat is paused on (from now on the client waits for it too, so
+ * an API message never denies a call any more than it approves one).
+ */
 export async function waitedApprovalOf(options: { userId: string; sessionId: string }): Promise<TWaitedApproval | undefined> {
-  const wait = await db().apiSessionWait.findFirst({ where: { sessionId: options.sessionId, userId: options.userId } });
-  if (!wait) return undefined;
+  let wait = await db().apiSessionWait.findFirst({ where: { sessionId: options.sessionId, userId: options.userId } });
+  if (!wait) {
+    const pending = await db().approval.findFirst({ where: { sessionId: options.sessionId, userId: options.userId, status: "PENDING", session: { status: "PAUSED" } }, orderBy: { createdAt: "desc" } });
+    if (!pending) return undefined;
+    await recordWait({ ...options, approvalId: pending.id });
+    wait = { sessionId: options.sessionId, userId: options.userId, approvalId: pending.id, createdAt: new Date() };
+  }
   const approval = await db().approval.findFirst({ where: { id: wait.approvalId, userId: options.userId }, include: { step: { select: { seq: true } } } });
   if (!approval) {
     await takeWait({ ...options, approvalId: wait.approvalId });

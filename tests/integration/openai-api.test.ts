@@ -11,7 +11,7 @@ import { db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/runs/local-runs";
 import { workspaceRoot } from "@/lib/sandbox/runtime";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
-import { clearProviderEnvironment, decideResponse, useFakeProvider } from "../support/chat";
+import { clearProviderEnvironment, decideResponse, newSession, sendChat, useFakeProvider } from "../support/chat";
 import { call, createUser } from "../support/http";
 import { serveRoutes } from "../support/http-server";
 import { readUiStream } from "../support/ui-stream";
@@ -189,6 +189,19 @@ describe("POST /v1/chat/completions", () => {
     const after = await client.chat.completions.create({ model: "xclaw", messages: [{ role: "user", content: "thanks" }], user: sessionId });
     expect(after.choices[0]!.message.content).toBe("Anything else?");
   }, 90_000);
+
+  it("neither approves nor denies a call a web chat is paused on: the API client waits for the owner too", async () => {
+    const { client, cookie } = await apiUser();
+    const sessionId = await newSession(cookie);
+    fake.script([{ toolCalls: [{ name: "write_file", arguments: { path: "notes/web.md", content: "from the web\n" } }] }]);
+    await sendChat(cookie, sessionId, "write a note");
+    await waitForRun(sessionId);
+    const approval = await db().approval.findFirstOrThrow({ where: { sessionId, status: "PENDING" } });
+    const answer = await client.chat.completions.create({ model: "xclaw", messages: [{ role: "user", content: "never mind" }] }, { headers: { "X-Xclaw-Session": sessionId } });
+    expect(answer.choices[0]!.message.content).toContain("Waiting for your approval to run write_file");
+    expect((await db().approval.findUniqueOrThrow({ where: { id: approval.id } })).status).toBe("PENDING");
+    expect(fake.requests).toHaveLength(1);
+  }, 60_000);
 
   it("talks to one agent profile as xclaw:<agent>, and refuses an unknown model", async () => {
     const { client } = await apiUser();
