@@ -118,6 +118,8 @@ describe("POST /api/mcp", () => {
 
     const anonymous = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
     expect(anonymous.status).toBe(401);
+    const withCookie = await fetch(endpoint, { method: "POST", headers: { cookie: other.cookie, "content-type": "application/json", "sec-fetch-site": "same-origin" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+    expect(withCookie.status).toBe(401);
     const intruder = await other.rpc("tools/call", { name: "ask", arguments: { message: "let me in", session_id: sessionId } });
     expect(intruder.body.result).toMatchObject({ isError: true, content: [{ text: "No such session." }] });
     expect(fake.requests).toHaveLength(1);
