@@ -30,6 +30,7 @@ function kindOf(item: TSessionListItem): string | undefined {
   if (item.trigger === "job") return "Job";
   if (item.trigger === "webhook") return "Alert";
   if (item.trigger === "channel") return "Channel";
+  if (item.trigger === "api") return "API";
   return undefined;
 }
 

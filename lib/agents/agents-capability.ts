@@ -7,7 +7,7 @@ import type { TMessage } from "@/lib/providers/types";
 import { sandboxRuntime } from "@/lib/sandbox/runtime";
 import { agentTools, callsWithWorkers, DELEGATE_TOOLS, MAIN_AGENT_TOOLS } from "./agent-tools";
 import { listAgents } from "./profiles";
-import { deliveryFolder, scratchFolder, teamProfileOf, workerProfileOf, type TTeamProfile, type TWorkerProfile } from "./run-profile";
+import { deliveryFolder, directProfileOf, scratchFolder, teamProfileOf, workerProfileOf, type TDirectProfile, type TTeamProfile, type TWorkerProfile } from "./run-profile";
 import { isTerminal } from "./task-store";
 import { routeByKeywords, routeByModel, type TRouteDecision } from "./team-router";
 import { workerInstructions } from "./worker-prompt";
@@ -101,6 +101,21 @@ async function teamSettings(team: TTeamProfile, context: TToolProviderContext & 
   };
 }
 
+/** A chat with one agent: its role, tools, step limit and model, as a team member answers. */
+async function directSettings(direct: TDirectProfile, context: TToolProviderContext): Promise<TRunSettings | undefined> {
+  const agent = (await listAgents(context.userId)).find((candidate) => candidate.name === direct.agent);
+  if (!agent) {
+    log.warn("the agent of a direct chat no longer exists; the main agent answers", { agent: direct.agent });
+    return undefined;
+  }
+  return {
+    instructions: `${agent.systemPrompt}\n\nYou are ${agent.name}. Answer the user directly, in natural language (no JSON), in the language they write in.`,
+    allowedTools: agent.allowedTools.filter((name) => name !== "deliver"),
+    maxIterations: agent.maxIterations,
+    ...(agent.model ? { model: agent.model } : {}),
+  };
+}
+
 const INTERRUPTED_MARK = "interrupted";
 
 /** Tells the model which multi-agent calls a restart interrupted and how to collect them. */
@@ -140,6 +155,8 @@ export const agentsCapability: TToolProvider = {
     if (worker) return workerSettings(worker, context);
     const team = teamProfileOf(context.profile);
     if (team) return teamSettings(team, context);
+    const direct = directProfileOf(context.profile);
+    if (direct) return directSettings(direct, context);
     return undefined;
   },
   /** A deleted chat takes its workers' sessions and tasks with it. */

@@ -8,6 +8,8 @@ import { z } from "zod";
  */
 export const WORKER_PROFILE = "agents.worker";
 export const TEAM_PROFILE = "agents.team";
+/** A chat with one agent profile in person (the OpenAI-compatible API's `xclaw:<agent>` model). */
+export const DIRECT_PROFILE = "agents.direct";
 
 /** The agent as it was when the task was given: later edits of the profile do not change a running worker. */
 export const ZWorkerAgent = z.object({
@@ -44,6 +46,18 @@ export const ZTeamProfile = z.object({
   modelRouter: z.boolean(),
 });
 export type TTeamProfile = z.infer<typeof ZTeamProfile>;
+
+export const ZDirectProfile = z.object({
+  kind: z.literal(DIRECT_PROFILE),
+  /** Resolved on every run, so an edit of the profile applies to the chat's next message. */
+  agent: z.string(),
+});
+export type TDirectProfile = z.infer<typeof ZDirectProfile>;
+
+export function directProfileOf(profile: unknown): TDirectProfile | undefined {
+  const parsed = ZDirectProfile.safeParse(profile);
+  return parsed.success ? parsed.data : undefined;
+}
 
 export function workerProfileOf(profile: unknown): TWorkerProfile | undefined {
   const parsed = ZWorkerProfile.safeParse(profile);

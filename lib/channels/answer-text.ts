@@ -1,4 +1,4 @@
-import type { TRunAnswer } from "./run-answer";
+import type { TRunAnswer } from "@/lib/runs/run-answer";
 
 /**
  * What a chat gets when a run ends: the answer, or what it waits for. Approvals are never decided

@@ -7,7 +7,7 @@ import { continueAfterApproval } from "./continue-after-approval";
 import { awaitApproval } from "./conversations";
 import { deliverReplies, sessionLink } from "./deliver-replies";
 import { pruneInboundEvents } from "./inbound-events";
-import { readRunAnswer, waitForSessionRun, type TRunAnswer } from "./run-answer";
+import { readRunAnswer, waitForSessionRun, type TRunAnswer } from "@/lib/runs/run-answer";
 import { startInbound } from "./start-inbound";
 
 /**

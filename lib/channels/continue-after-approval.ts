@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
 import type { TDelivery } from "./deliver-replies";
-import { readRunAnswer, type TRunAnswer } from "./run-answer";
+import { readRunAnswer, type TRunAnswer } from "@/lib/runs/run-answer";
 
 /**
  * The rest of an answer after an approval decided on the web. When a run a chat started paused,

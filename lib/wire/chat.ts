@@ -9,7 +9,7 @@ import type { TSessionChannel } from "./channels";
  */
 export type TNoticeTone = "info" | "warning" | "error";
 
-export type TRunTriggerName = "web" | "job" | "webhook" | "channel" | "agent";
+export type TRunTriggerName = "web" | "job" | "webhook" | "channel" | "agent" | "api";
 
 /** A tool call waiting for (or past) the owner's decision. */
 export type TApprovalView = {

@@ -47,7 +47,7 @@ describe("Content-Security-Policy for pages", () => {
   it("runs the proxy for pages only, not for API routes, static files or prefetches", () => {
     const matches = (url: string, headers = {}) => unstable_doesMiddlewareMatch({ config: proxyConfig, url, headers });
     for (const page of ["/", "/sign-in", "/chat/123", "/settings"]) expect(matches(page), page).toBe(true);
-    for (const other of ["/api/chat", "/api/auth/csrf", "/_next/static/chunks/x.js", "/icon.svg"]) expect(matches(other), other).toBe(false);
+    for (const other of ["/api/chat", "/api/auth/csrf", "/v1/chat/completions", "/v1/models", "/_next/static/chunks/x.js", "/icon.svg"]) expect(matches(other), other).toBe(false);
     expect(matches("/settings", { "next-router-prefetch": "1" })).toBe(false);
   });
 });
@@ -60,9 +60,11 @@ describe("headers on every response", () => {
     expect(values["x-content-type-options"]).toBe("nosniff");
     expect(values["referrer-policy"]).toBe("same-origin");
     expect(values["x-frame-options"]).toBe("DENY");
-    const api = rules.find((rule) => rule.source === "/api/:path*")!;
-    const policy = directives(api.headers.find((header) => header.key === "Content-Security-Policy")!.value);
-    expect(policy.get("default-src")).toEqual(["'none'"]);
-    expect(policy.get("frame-ancestors")).toEqual(["'none'"]);
+    for (const source of ["/api/:path*", "/v1/:path*"]) {
+      const api = rules.find((rule) => rule.source === source)!;
+      const policy = directives(api.headers.find((header) => header.key === "Content-Security-Policy")!.value);
+      expect(policy.get("default-src"), source).toEqual(["'none'"]);
+      expect(policy.get("frame-ancestors"), source).toEqual(["'none'"]);
+    }
   });
 });

@@ -7,7 +7,7 @@ import { createSession, listSessions, listSidebarSessions, openNewChat, toSessio
 /** `reuseEmpty`: the "New chat" button; opens the newest still-empty chat instead of adding another. */
 const ZCreateSession = z.strictObject({ title: ZSessionTitle.optional(), reuseEmpty: z.boolean().optional() });
 
-const ZExclude = z.array(z.enum(["web", "job", "webhook", "channel", "agent"], { error: "exclude takes trigger names: web, job, webhook, channel, agent." }));
+const ZExclude = z.array(z.enum(["web", "job", "webhook", "channel", "agent", "api"], { error: "exclude takes trigger names: web, job, webhook, channel, agent, api." }));
 
 /**
  * Every session, newest first; `?exclude=job,webhook` leaves out sessions of those triggers;

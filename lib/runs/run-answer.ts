@@ -1,9 +1,10 @@
 import { db } from "@/lib/db/client";
-import { followSessionRun } from "@/lib/runs/follow-run";
 import { decodeStep } from "@/lib/sessions/step-codecs";
+import { followSessionRun } from "./follow-run";
 
 /**
- * What a channel sends back once a run of its session is over, read from the database (so it is
+ * What a trigger that answers in text (a chat channel, the OpenAI-compatible API) sends back once a
+ * run of its session is over, read from the database (so it is
  * the same whichever process ran the run, and after a restart): the model's last words after the
  * step the run started from, and how the run ended — done, waiting for an approval on the web,
  * stopped or failed.
