@@ -1,3 +1,4 @@
+import { db } from "@/lib/db/client";
 import { isAppError } from "@/lib/errors";
 import { RetryAfterError } from "@/lib/jobs/job-errors";
 import { handleMessage } from "@/lib/runs/handle-message";
@@ -5,10 +6,13 @@ import type { TConversationControls } from "@/lib/runs/slash-commands";
 import { parseStepKey } from "@/lib/sessions/steps";
 import { bindSender } from "./bind-sender";
 import { boundUserOf } from "./bindings";
+import { openAccount } from "./channel-accounts";
 import { conversationFor, openReplyWindow, startNewConversationSession } from "./conversations";
 import type { TDelivery } from "./deliver-replies";
 import { giveBackInboundEvent, recordStartedRun, takeInboundEvent } from "./inbound-events";
+import { receiveAttachments } from "./inbound-attachments";
 import { chatScopeOf, type TInboundMessage } from "./inbound-message";
+import { PLATFORMS } from "./platforms";
 
 /**
  * The first step of the channel job: who sent the message and what it asks for. An unbound
@@ -22,7 +26,7 @@ import { chatScopeOf, type TInboundMessage } from "./inbound-message";
  */
 export const UNBOUND_REPLY = "This bot answers xclaw users. In xclaw, open Settings → Channels, get a code and send /bind <code> here.";
 export const BUSY_REPLY = "Still working on your previous message. Send /stop to stop it.";
-const NON_TEXT_REPLY = "Only text messages are read for now: write your request as text.";
+const NON_TEXT_REPLY = "Only text, pictures and files are read for now: write your request as text.";
 
 export type TStarted =
   | { kind: "none" }
@@ -36,7 +40,12 @@ function controlsFor(options: { accountId: string; message: TInboundMessage; use
   };
 }
 
-export async function startInbound(eventId: string, jobRunId: string): Promise<TStarted> {
+/** The message as the run reads it: the sender's text, then a note per attachment that was skipped. */
+function runText(text: string, notes: string[]): string {
+  return [text, ...notes].filter(Boolean).join("\n\n");
+}
+
+export async function startInbound(eventId: string, jobRunId: string, signal?: AbortSignal): Promise<TStarted> {
   const taken = await takeInboundEvent(eventId, jobRunId);
   // Another job run handles it: nothing runs twice.
   if (!taken) return { kind: "none" };
@@ -50,13 +59,18 @@ export async function startInbound(eventId: string, jobRunId: string): Promise<T
     return { kind: "run", delivery: { ...single, conversationId, sessionId, userId }, sessionId, userId, conversationId, afterSeq };
   }
   try {
+    const row = await db().channelAccount.findUnique({ where: { id: accountId } });
+    if (!row) return { kind: "none" };
+    const account = openAccount(row);
+    // A Feishu group message that mentions someone else: not for this bot, not even an instruction.
+    if (!(await PLATFORMS[account.kind].addressesBot(account, message, signal))) return { kind: "none" };
     const user = await boundUserOf({ accountId, externalUserId: message.senderId });
     const bind = /^\/bind(?:\s+(.*))?$/is.exec(message.text);
     if (!user) {
       const text = bind ? await bindSender({ accountId, message, code: bind[1] ?? "" }) : UNBOUND_REPLY;
       return { kind: "reply", delivery: { ...single, text } };
     }
-    if (!message.text) return { kind: "reply", delivery: { ...single, text: NON_TEXT_REPLY } };
+    if (!message.text && !message.attachments.length) return { kind: "reply", delivery: { ...single, text: NON_TEXT_REPLY } };
 
     const conversation = await conversationFor({ accountId, message, userId: user.id });
     const command = message.text.startsWith("/");
@@ -64,12 +78,15 @@ export async function startInbound(eventId: string, jobRunId: string): Promise<T
     // paused run itself (its approval is denied), so the wait for that approval ends.
     await openReplyWindow({ conversationId: conversation.id, message, keepApprovalWait: command });
     const delivery = { ...single, conversationId: conversation.id, sessionId: conversation.sessionId, userId: user.id };
+    // Downloaded here, in the job, into the person's workspace; what could not be read is named.
+    const received = message.attachments.length ? await receiveAttachments({ account, userId: user.id, message, signal }) : { files: [], notes: [] };
     let result;
     try {
       result = await handleMessage({
         userId: user.id,
         sessionId: conversation.sessionId,
-        text: message.text,
+        text: runText(message.text, received.notes),
+        files: received.files,
         trigger: "channel",
         channel: message.kind,
         conversation: controlsFor({ accountId, message, userId: user.id, conversationId: conversation.id }),
