@@ -1,7 +1,6 @@
 import path from "node:path";
 import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { isAppError } from "@/lib/errors";
-import { formatBytes } from "@/lib/http/request-body";
 import { messageAttachmentOf, safeFileName, sniffImage, storeWorkspaceFile } from "@/lib/sessions/attachments";
 import { humanBytes, type TMessageAttachment } from "@/lib/sessions/user-content";
 import type { TOpenedAccount } from "./channel-accounts";
@@ -45,7 +44,7 @@ export async function receiveAttachments(options: { account: TOpenedAccount; use
   for (const [index, attachment] of message.attachments.slice(0, limits.maxFiles).entries()) {
     const shown = fileNameOf(attachment, index);
     if (attachment.source === "url" && attachment.size !== undefined && attachment.size > limits.maxFileBytes) {
-      received.notes.push(skipped(shown, `it is ${humanBytes(attachment.size)}, over the limit of ${formatBytes(limits.maxFileBytes)} per file`));
+      received.notes.push(skipped(shown, `it is ${humanBytes(attachment.size)}, over the limit of ${humanBytes(limits.maxFileBytes)} per file`));
       continue;
     }
     let data: Uint8Array;
@@ -53,7 +52,7 @@ export async function receiveAttachments(options: { account: TOpenedAccount; use
       ({ data } = await PLATFORMS[account.kind].downloadAttachment(account, message, attachment, { maxBytes: limits.maxFileBytes, timeoutMs: limits.timeoutSeconds * 1000, signal: options.signal }));
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      const reason = error instanceof PlatformError && error.tooLarge ? `it is over the limit of ${formatBytes(limits.maxFileBytes)} per file` : `the download failed (${describePlatformError(error)})`;
+      const reason = error instanceof PlatformError && error.tooLarge ? `it is over the limit of ${humanBytes(limits.maxFileBytes)} per file` : `the download failed (${describePlatformError(error)})`;
       received.notes.push(skipped(shown, reason));
       continue;
     }
