@@ -1,17 +1,18 @@
 import { db } from "@/lib/db/client";
 import { isAppError } from "@/lib/errors";
-import { RetryAfterError } from "@/lib/jobs/job-errors";
+import { NonRetriableError, RetryAfterError } from "@/lib/jobs/job-errors";
 import { handleMessage } from "@/lib/runs/handle-message";
 import type { TConversationControls } from "@/lib/runs/slash-commands";
 import { parseStepKey } from "@/lib/sessions/steps";
 import { bindSender } from "./bind-sender";
 import { boundUserOf } from "./bindings";
-import { openAccount } from "./channel-accounts";
+import { openAccount, recordReplyOutcome } from "./channel-accounts";
 import { conversationFor, openReplyWindow, startNewConversationSession } from "./conversations";
 import type { TDelivery } from "./deliver-replies";
 import { giveBackInboundEvent, recordStartedRun, takeInboundEvent } from "./inbound-events";
 import { receiveAttachments } from "./inbound-attachments";
 import { chatScopeOf, type TInboundMessage } from "./inbound-message";
+import { PlatformError } from "./platform-request";
 import { PLATFORMS } from "./platforms";
 
 /**
@@ -112,6 +113,11 @@ export async function startInbound(eventId: string, jobRunId: string, signal?: A
     await giveBackInboundEvent(eventId);
     if (isAppError(error) && (error.code === "rate_limited" || error.code === "unavailable")) {
       throw new RetryAfterError(error.message, Number(error.headers["retry-after"] ?? 5) * 1000);
+    }
+    if (error instanceof PlatformError) {
+      // The platform would not say who the bot is (Feishu's bot info): shown on the bot's row.
+      await recordReplyOutcome(accountId, error.message);
+      throw error.retriable ? new RetryAfterError(error.message, error.retryAfterMs ?? 5_000) : new NonRetriableError(error.message);
     }
     throw error;
   }
