@@ -16,10 +16,12 @@ import { PlatformError } from "./platform-request";
 import { PLATFORMS } from "./platforms";
 
 /**
- * The first step of the channel job: who sent the message and what it asks for. An unbound
+ * The first step of the channel job: who sent the message and what it asks for. A message not
+ * addressed to this bot (a Feishu group message mentioning only others) is dropped. An unbound
  * sender gets one short instruction (or is bound by `/bind <code>`) and nothing runs. A bound
- * sender's message goes to their own session for this chat through handleMessage (trigger
- * "channel"): commands are answered there, anything else starts a run. The event is taken by one
+ * sender's pictures and files are downloaded into their workspace (inbound-attachments.ts), and the
+ * message goes to their own session for this chat through handleMessage (trigger "channel"):
+ * commands are answered there, anything else starts a run. The event is taken by one
  * job run in the statement that reads it, and the run it starts is recorded on it at once, so a
  * later attempt (after a crash or a lost lease) follows that run instead of starting another. A
  * start refused for a passing reason (the server or the person has too many runs going) gives the
