@@ -26,7 +26,8 @@ const tokens = processSingleton("channel-access-tokens", () =>
   }),
 );
 
-function keyOf(account: TOpenedAccount): string {
+/** The bot and its credentials: a cache key that changes whenever they do. */
+export function keyOf(account: TOpenedAccount): string {
   const credentials = createHash("sha256").update(`${account.appId}\n${account.secrets.appSecret}\n${account.tokenUrl}`).digest("hex");
   return `${account.id}:${credentials}`;
 }

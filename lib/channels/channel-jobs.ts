@@ -21,7 +21,7 @@ import { startInbound } from "./start-inbound";
 export const channelMessageJob = defineJob(
   { id: "channels.message", trigger: { event: MESSAGE_EVENT }, schema: ZMessageEvent, retries: 5 },
   async ({ event, step, signal, runId }) => {
-    const started = await step.run("start", () => startInbound(event.data.eventId, runId));
+    const started = await step.run("start", () => startInbound(event.data.eventId, runId, signal));
     if (started.kind === "none") return { replies: 0 };
     if (started.kind === "reply") return { replies: (await deliverReplies(step, "reply", started.delivery, signal)).sent };
     const { sessionId, userId, conversationId, afterSeq, delivery } = started;

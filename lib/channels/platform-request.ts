@@ -16,21 +16,26 @@ export class PlatformError extends Error {
   readonly status?: number;
   /** The platform's error code from the body, when it sent one. */
   readonly code?: number;
+  /** A download over its size limit. */
+  readonly tooLarge: boolean;
 
-  constructor(message: string, options: { retriable: boolean; retryAfterMs?: number; status?: number; code?: number; cause?: unknown }) {
+  constructor(message: string, options: { retriable: boolean; retryAfterMs?: number; status?: number; code?: number; tooLarge?: boolean; cause?: unknown }) {
     super(message, { cause: options.cause });
     this.name = "PlatformError";
     this.retriable = options.retriable;
     this.retryAfterMs = options.retryAfterMs;
     this.status = options.status;
     this.code = options.code;
+    this.tooLarge = options.tooLarge ?? false;
   }
 }
 
 export type TPlatformRequest = {
   url: string;
+  /** POST with `body` as JSON (the default), or GET without a body. */
+  method?: "GET" | "POST";
   headers?: Record<string, string>;
-  body: unknown;
+  body?: unknown;
   /** What the call is, for messages: "QQ access token". */
   what: string;
   /** The platform's codes (in the body) that mean "too many requests, try later". */
@@ -61,10 +66,11 @@ export async function platformRequest(request: TPlatformRequest): Promise<unknow
   const settings = getBehaviourConfig().channels;
   let response: Response;
   try {
+    const get = request.method === "GET";
     response = await guardedFetch(request.url, {
-      method: "POST",
-      headers: { "content-type": "application/json; charset=utf-8", ...request.headers },
-      body: JSON.stringify(request.body),
+      method: get ? "GET" : "POST",
+      headers: get ? request.headers : { "content-type": "application/json; charset=utf-8", ...request.headers },
+      body: get ? undefined : JSON.stringify(request.body),
       redirect: "error",
       allowedPrivateHosts: settings.allowedPrivateHosts,
       timeoutMs: settings.requestTimeoutSeconds * 1000,
@@ -97,6 +103,52 @@ export async function platformRequest(request: TPlatformRequest): Promise<unknow
   }
   if (json === undefined) throw new PlatformError(`${request.what}: the answer is not JSON.`, { retriable: true, status: response.status });
   return json;
+}
+
+export type TPlatformDownload = {
+  url: string;
+  headers?: Record<string, string>;
+  what: string;
+  /** The body is refused beyond this (the declared length first, then as it streams). */
+  maxBytes: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+};
+
+/**
+ * A file a message carries (a picture on QQ's CDN, a Feishu message resource): a GET through the
+ * same SSRF guard, no redirects followed, the body cut off past `maxBytes`. An error answer is read
+ * for the platform's code and message. Failures are PlatformErrors; `tooLarge` says the file was
+ * over the limit (so the run can be told why it was skipped).
+ */
+export async function platformDownload(request: TPlatformDownload): Promise<{ data: Uint8Array; contentType?: string }> {
+  const settings = getBehaviourConfig().channels;
+  let response: Response;
+  try {
+    response = await guardedFetch(request.url, {
+      method: "GET",
+      headers: request.headers,
+      redirect: "error",
+      allowedPrivateHosts: settings.allowedPrivateHosts,
+      timeoutMs: request.timeoutMs,
+      maxResponseBytes: request.maxBytes,
+      signal: request.signal,
+    });
+  } catch (error) {
+    const tooLarge = isAppError(error) && error.code === "payload_too_large";
+    throw new PlatformError(`${request.what}: ${error instanceof Error ? error.message : String(error)}`, { retriable: false, tooLarge, cause: error });
+  }
+  if (!response.ok) {
+    const { code, message } = errorOf(await response.json().catch(() => undefined));
+    const detail = [message, code === undefined ? undefined : `code ${code}`].filter(Boolean).join(", ");
+    throw new PlatformError(`${request.what} failed: HTTP ${response.status}${detail ? ` (${detail})` : ""}.`, { retriable: response.status === 429 || response.status >= 500, status: response.status, code });
+  }
+  try {
+    return { data: new Uint8Array(await response.arrayBuffer()), contentType: response.headers.get("content-type") ?? undefined };
+  } catch (error) {
+    const tooLarge = isAppError(error) && error.code === "payload_too_large";
+    throw new PlatformError(`${request.what}: ${error instanceof Error ? error.message : String(error)}`, { retriable: false, tooLarge, cause: error });
+  }
 }
 
 /** For messages shown to admins and people: the platform's words, never a stack. */

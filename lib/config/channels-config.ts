@@ -35,6 +35,20 @@ export const ZChannelsConfig = z
     requestTimeoutSeconds: z.int().min(1).max(120).default(10),
     /** Signed callbacks whose timestamp is further than this from the server's clock are refused. */
     timestampToleranceSeconds: z.int().min(10).max(3_600).default(300),
+    /**
+     * Pictures and files sent to a bot: downloaded (through the SSRF guard) by the job that handles
+     * the message, stored in the bound person's workspace under channels/<date>/ and given to the run.
+     */
+    attachments: z
+      .strictObject({
+        /** A larger file is not downloaded; the run is told it was skipped. */
+        maxFileBytes: z.int().min(1_024).max(100 * 1024 * 1024).default(20 * 1024 * 1024),
+        /** Files read from one message; the rest are skipped with a note. */
+        maxFiles: z.int().min(0).max(20).default(5),
+        /** Each download gives up after this long. */
+        timeoutSeconds: z.int().min(1).max(600).default(60),
+      })
+      .prefault({}),
     /** Inbound events are kept this long to drop deliveries the platform repeats. */
     keepEventDays: z.int().min(1).max(365).default(7),
     /** QQ takes passive replies only: msg_seq 1..5 within 60 minutes of a direct message, 5 in a group. */

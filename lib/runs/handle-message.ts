@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { resolveAttachments } from "@/lib/sessions/attachments";
 import { getSessionOrThrow } from "@/lib/sessions/sessions";
+import type { TMessageAttachment } from "@/lib/sessions/user-content";
 import { runBangCommand } from "./bang-command";
 import type { TMessageResult } from "./message-result";
 import type { TStartOverrides } from "./resume-session";
@@ -33,6 +34,8 @@ export async function handleMessage(
     trigger?: TRunTrigger;
     /** Workspace paths of files attached to the message (uploaded before, lib/sessions/attachments.ts). */
     attachments?: string[];
+    /** Files the channel already stored in the workspace and read back (a chat bot's downloads). */
+    files?: TMessageAttachment[];
     /** Which commands the message may use (slash-commands.ts); the web chat by default. */
     channel?: TCommandChannel;
     /** What a chat channel lets commands do with its conversation (/bind, /new). */
@@ -41,14 +44,16 @@ export async function handleMessage(
 ): Promise<TMessageResult> {
   const text = options.text.trim();
   const attachmentPaths = options.attachments ?? [];
+  const files = options.files ?? [];
   const channel = options.channel ?? "web";
   // `!command` runs a shell command without the model: only in the web chat, where the person sees the card.
   const bang = channel === "web" && text.startsWith("!");
-  if (attachmentPaths.length || (!text.startsWith("/") && !bang)) {
+  if (attachmentPaths.length || files.length || (!text.startsWith("/") && !bang)) {
     // The common case skips loading the session: the claim checks owner and state in one statement.
     if (!z.uuid().safeParse(options.sessionId).success) throw new AppError("not_found", "No such session.");
-    if (!text && !attachmentPaths.length) throw new AppError("bad_request", "The message is empty.");
-    const attachments = attachmentPaths.length ? await resolveAttachments({ userId: options.userId, paths: attachmentPaths }) : undefined;
+    if (!text && !attachmentPaths.length && !files.length) throw new AppError("bad_request", "The message is empty.");
+    const resolved = attachmentPaths.length ? await resolveAttachments({ userId: options.userId, paths: attachmentPaths }) : [];
+    const attachments = resolved.length || files.length ? [...resolved, ...files] : undefined;
     const run = await startRun({
       session: { id: options.sessionId, userId: options.userId },
       input: { kind: "message", text, attachments },

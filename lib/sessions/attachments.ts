@@ -64,19 +64,49 @@ function withCounter(name: string, counter: number): string {
 export async function storeAttachment(options: { userId: string; fileName: string; data: Uint8Array }): Promise<TAttachmentView> {
   const { maxFileBytes } = getBehaviourConfig().chat.attachments;
   if (options.data.byteLength > maxFileBytes) throw new AppError("payload_too_large", `The file is larger than the limit of ${formatBytes(maxFileBytes)}.`);
+  const stored = await storeWorkspaceFile({ ...options, folder: UPLOAD_FOLDER });
+  return { name: stored.name, path: stored.path, mediaType: mediaTypeOf(stored.name, options.data), bytes: stored.bytes };
+}
+
+/**
+ * Stores a file someone sent in `folder` (a workspace-relative path xclaw chose, never the
+ * sender's) under its sanitised name, `<name> (2)` … when the name is taken. `reuseIdentical`: a
+ * file of that name with the very same bytes is the one to use (a job that downloads again after
+ * a retry stores nothing twice).
+ */
+export async function storeWorkspaceFile(options: { userId: string; folder: string; fileName: string; data: Uint8Array; reuseIdentical?: boolean }): Promise<{ name: string; path: string; bytes: number }> {
   if (options.data.byteLength === 0) throw new AppError("bad_request", "The file is empty.");
   const name = safeFileName(options.fileName);
   const workspace = localWorkspace(options.userId);
   for (let counter = 1; counter <= 100; counter++) {
     const candidate = counter === 1 ? name : withCounter(name, counter);
+    const requested = `${options.folder}/${candidate}`;
     try {
-      const stored = await workspace.createUpload(`${UPLOAD_FOLDER}/${candidate}`, options.data);
-      return { name: candidate, path: stored.relative, mediaType: mediaTypeOf(candidate, options.data), bytes: stored.bytes };
+      const stored = await workspace.createUpload(requested, options.data);
+      return { name: candidate, path: stored.relative, bytes: stored.bytes };
     } catch (error) {
       if (!isAppError(error) || error.code !== "conflict") throw error;
+      if (options.reuseIdentical) {
+        const existing = await workspace.readUpload(requested, options.data.byteLength).catch(() => undefined);
+        if (existing && Buffer.compare(existing.data, options.data) === 0) return { name: candidate, path: existing.relative, bytes: existing.data.byteLength };
+      }
     }
   }
-  throw new AppError("conflict", `There are already too many files called "${name}" in ${UPLOAD_FOLDER}/. Rename the file and try again.`);
+  throw new AppError("conflict", `There are already too many files called "${name}" in ${options.folder}/. Rename the file and try again.`);
+}
+
+/** A stored file as a message attachment: named to the agent, an image also given to the model (up to chat.attachments.maxImageBytes). */
+export function messageAttachmentOf(relative: string, data: Uint8Array): TMessageAttachment {
+  const { maxImageBytes } = getBehaviourConfig().chat.attachments;
+  const name = path.basename(relative);
+  const image = sniffImage(data);
+  return {
+    name,
+    path: relative,
+    mediaType: image ?? mediaTypeOf(name, data),
+    bytes: data.byteLength,
+    ...(image && data.byteLength <= maxImageBytes ? { image: { mediaType: image, data: Buffer.from(data).toString("base64") } } : {}),
+  };
 }
 
 /**
@@ -84,21 +114,13 @@ export async function storeAttachment(options: { userId: string; fileName: strin
  * gets is what is stored there, whatever the browser sent along).
  */
 export async function resolveAttachments(options: { userId: string; paths: string[] }): Promise<TMessageAttachment[]> {
-  const { maxFiles, maxFileBytes, maxImageBytes } = getBehaviourConfig().chat.attachments;
+  const { maxFiles, maxFileBytes } = getBehaviourConfig().chat.attachments;
   if (options.paths.length > maxFiles) throw new AppError("bad_request", `Attach at most ${maxFiles} files to one message.`);
   const workspace = localWorkspace(options.userId);
   const attachments: TMessageAttachment[] = [];
   for (const requested of new Set(options.paths)) {
     const { relative, data } = await workspace.readUpload(requested, maxFileBytes);
-    const name = path.basename(relative);
-    const image = sniffImage(data);
-    attachments.push({
-      name,
-      path: relative,
-      mediaType: image ?? mediaTypeOf(name, data),
-      bytes: data.byteLength,
-      ...(image && data.byteLength <= maxImageBytes ? { image: { mediaType: image, data: data.toString("base64") } } : {}),
-    });
+    attachments.push(messageAttachmentOf(relative, data));
   }
   return attachments;
 }

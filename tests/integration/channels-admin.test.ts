@@ -96,7 +96,7 @@ describe("admin channel accounts", () => {
     const conversation = await conversationFor({
       accountId: id,
       userId: person.user.id,
-      message: { kind: "qq", messageId: "m1", chat: "direct", chatId: "OPENID_GONE", senderId: "OPENID_GONE", text: "hi", sentAt: new Date().toISOString(), webOrigin: "http://localhost:3000" },
+      message: { kind: "qq", messageId: "m1", chat: "direct", chatId: "OPENID_GONE", senderId: "OPENID_GONE", text: "hi", attachments: [], sentAt: new Date().toISOString(), webOrigin: "http://localhost:3000" },
     });
     const sessions = await call(listSessionsRoute, "/api/sessions", { cookie: person.cookie });
     expect(sessions.json.sessions.find((entry: { id: string }) => entry.id === conversation.sessionId)).toMatchObject({ trigger: "channel", channel: { kind: "qq", accountId: id } });

@@ -8,7 +8,7 @@ import { writeChronosConfig } from "../support/chronos";
 import { bindingCode, createChannelAccount, feishuMessage, nowSeconds, postFeishu, waitForCount } from "../support/channels";
 import { encryptFeishuEvent, signFeishuEvent, startFakeFeishu, type TFakeFeishu } from "../support/fake-feishu";
 import { createUser } from "../support/http";
-import { startTestRunner } from "../support/jobs";
+import { startTestRunner, waitUntil } from "../support/jobs";
 
 /**
  * Feishu end to end: encrypted, signed events to the real route (the signature over the raw bytes,
@@ -123,6 +123,29 @@ describe("Feishu events", () => {
     expect(seen).toContain("remember the launch date");
     expect(seen).not.toContain("@_user_1");
     expect(seen).not.toContain("people talking");
+  });
+
+  it("ignores group messages that mention only someone else, and asks Feishu for the bot's open_id once", async () => {
+    await boundFeishuUser("ou_dave");
+    fake.script([{ text: "On it." }]);
+    const before = feishu.sent.length;
+    const alice = { key: "@_user_1", openId: "ou_alice_person", name: "Alice" };
+    const others = feishuMessage({ token: TOKEN, openId: "ou_dave", chat: "group", chatId: "oc_ops", text: "@_user_1 can you check the deploy", mentions: [alice] });
+    // Not even an unbound sender's instruction goes to a message meant for someone else.
+    const stranger = feishuMessage({ token: TOKEN, openId: "ou_stranger", chat: "group", chatId: "oc_ops", text: "@_user_1 hi", mentions: [alice] });
+    expect((await postFeishu(accountId, others, { encryptKey: KEY })).status).toBe(200);
+    expect((await postFeishu(accountId, stranger, { encryptKey: KEY })).status).toBe(200);
+    const both = feishuMessage({ token: TOKEN, openId: "ou_dave", chat: "group", chatId: "oc_ops", text: "@_user_1 @_user_2 summarise the deploy", mentions: [alice, "@_user_2"] });
+    await postFeishu(accountId, both, { encryptKey: KEY });
+    await waitForCount(() => feishu.sent, before + 1, "the answer");
+    // Every channel job has finished: nothing else is coming.
+    await waitUntil(async () => (await db().jobRun.count({ where: { jobId: "channels.message", status: { in: ["QUEUED", "RUNNING", "SLEEPING"] } } })) === 0, "the channel jobs to end", 30_000);
+    expect(feishu.sent.slice(before)).toHaveLength(1);
+    expect(feishu.sent.at(-1)).toMatchObject({ messageId: both.event.message.message_id, text: "On it." });
+    expect(fake.requests).toHaveLength(1);
+    expect(JSON.stringify(fake.requests[0]!.body.messages)).toContain("summarise the deploy");
+    expect(JSON.stringify(fake.requests[0]!.body.messages)).not.toContain("check the deploy");
+    expect(feishu.botInfoRequests).toBeLessThanOrEqual(1);
   });
 
   it("retries a reply that Feishu rate-limited (429)", async () => {

@@ -28,18 +28,30 @@ export async function postQq(accountId: string, payload: unknown, options: { sec
   return call(qqCallback, `/api/channels/qq/${accountId}/callback`, { rawBody: body, headers, params: { accountId }, origin: null });
 }
 
-export function qqDirectMessage(options: { openid: string; content: string; id?: string; sentAt?: Date }) {
+/** An attachment as QQ describes it in a message event. */
+export type TQqAttachment = { content_type: string; filename: string; url: string; size?: number; width?: number; height?: number };
+
+export function qqDirectMessage(options: { openid: string; content: string; id?: string; sentAt?: Date; attachments?: TQqAttachment[] }) {
   const id = options.id ?? `ROBOT1.0_${randomBytes(8).toString("hex")}`;
-  return { op: 0, id: `C2C_MESSAGE_CREATE:${id}`, t: "C2C_MESSAGE_CREATE", d: { id, content: options.content, timestamp: (options.sentAt ?? new Date()).toISOString(), author: { user_openid: options.openid } } };
+  const attachments = options.attachments ? { attachments: options.attachments } : {};
+  return { op: 0, id: `C2C_MESSAGE_CREATE:${id}`, t: "C2C_MESSAGE_CREATE", d: { id, content: options.content, timestamp: (options.sentAt ?? new Date()).toISOString(), author: { user_openid: options.openid }, ...attachments } };
 }
 
-export function qqGroupMessage(options: { group: string; member: string; content: string; id?: string; sentAt?: Date }) {
+export function qqGroupMessage(options: { group: string; member: string; content: string; id?: string; sentAt?: Date; attachments?: TQqAttachment[] }) {
   const id = options.id ?? `ROBOT1.0_${randomBytes(8).toString("hex")}`;
   return {
     op: 0,
     id: `GROUP_AT_MESSAGE_CREATE:${id}`,
     t: "GROUP_AT_MESSAGE_CREATE",
-    d: { id, content: ` ${options.content}`, timestamp: (options.sentAt ?? new Date()).toISOString(), group_openid: options.group, group_id: options.group, author: { member_openid: options.member, id: options.member } },
+    d: {
+      id,
+      content: ` ${options.content}`,
+      timestamp: (options.sentAt ?? new Date()).toISOString(),
+      group_openid: options.group,
+      group_id: options.group,
+      author: { member_openid: options.member, id: options.member },
+      ...(options.attachments ? { attachments: options.attachments } : {}),
+    },
   };
 }
 
@@ -53,7 +65,23 @@ export async function postFeishu(accountId: string, event: unknown, options: { e
   return call(feishuEvents, `/api/channels/feishu/${accountId}/events`, { rawBody: body, headers, params: { accountId }, origin: null });
 }
 
-export function feishuMessage(options: { token: string; openId: string; text: string; chat?: "p2p" | "group"; chatId?: string; eventId?: string; messageId?: string; mentions?: string[] }) {
+/** The fake Feishu's bot (tests/support/fake-feishu.ts): a mention given as a bare key is of this bot. */
+export const FEISHU_BOT_OPEN_ID = "ou_xclaw_bot";
+
+export function feishuMessage(options: {
+  token: string;
+  openId: string;
+  text: string;
+  chat?: "p2p" | "group";
+  chatId?: string;
+  eventId?: string;
+  messageId?: string;
+  /** A key ("@_user_1") mentions the bot; {key, openId, name} someone else. */
+  mentions?: (string | { key: string; openId: string; name: string })[];
+  /** Another message type than text, with its content (image: {image_key}, file: {file_key, file_name}). */
+  messageType?: string;
+  content?: Record<string, unknown>;
+}) {
   return {
     schema: "2.0",
     header: { event_id: options.eventId ?? randomBytes(16).toString("hex"), token: options.token, create_time: String(Date.now()), event_type: "im.message.receive_v1", tenant_key: "tenant", app_id: "cli_test" },
@@ -64,9 +92,12 @@ export function feishuMessage(options: { token: string; openId: string; text: st
         create_time: String(Date.now()),
         chat_id: options.chatId ?? `oc_${options.openId}`,
         chat_type: options.chat ?? "p2p",
-        message_type: "text",
-        content: JSON.stringify({ text: options.text }),
-        mentions: (options.mentions ?? []).map((key, index) => ({ key, id: { open_id: `ou_bot${index}` }, name: "xclaw", tenant_key: "tenant" })),
+        message_type: options.messageType ?? "text",
+        content: JSON.stringify(options.content ?? { text: options.text }),
+        mentions: (options.mentions ?? []).map((mention) => {
+          const { key, openId, name } = typeof mention === "string" ? { key: mention, openId: FEISHU_BOT_OPEN_ID, name: "xclaw" } : mention;
+          return { key, id: { open_id: openId, union_id: `on_${openId}`, user_id: "" }, name, tenant_key: "tenant" };
+        }),
       },
     },
   };

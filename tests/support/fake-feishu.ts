@@ -9,7 +9,9 @@ import type { TFakeAnswer } from "./fake-qq";
  * tenant_access_token, expire}) and replies (`POST /open-apis/im/v1/messages/:message_id/reply`
  * with `Authorization: Bearer {token}`, {msg_type, content, uuid}). Like Feishu it answers a wrong
  * token with code 99991663 and drops a repeated uuid; tests can make the next answers fail (429).
- * `encryptEvent` and `signEvent` build callbacks the way Feishu does.
+ * `encryptEvent` and `signEvent` build callbacks the way Feishu does. The bot's own info
+ * (`GET /open-apis/bot/v3/info` → {bot: {open_id}}) and message resources (`GET /open-apis/im/v1/
+ * messages/:message_id/resources/:file_key?type=image|file`, tenant token required) are served too.
  */
 export type TFeishuReply = { messageId: string; authorization: string; body: { msg_type: string; content: string; uuid?: string }; text: string };
 
@@ -21,6 +23,13 @@ export type TFakeFeishu = {
   sent: TFeishuReply[];
   attempts: TFeishuReply[];
   failNextReplies(answers: TFakeAnswer[]): void;
+  /** The bot's open_id, as /open-apis/bot/v3/info tells it. */
+  botOpenId: string;
+  botInfoRequests: number;
+  /** A message's resource: served to the bot with a valid token and the right type. */
+  serveResource(messageId: string, key: string, type: "image" | "file", data: Uint8Array): void;
+  /** Every resource request: "messageId/key?type=…". */
+  downloads: string[];
   reset(): void;
   close(): Promise<void>;
 };
@@ -29,7 +38,10 @@ export async function startFakeFeishu(options: { appId: string; secret: string }
   const tokens = new Set<string>();
   const uuids = new Set<string>();
   let pending: TFakeAnswer[] = [];
-  const state = { tokenRequests: [] as TFakeFeishu["tokenRequests"], sent: [] as TFeishuReply[], attempts: [] as TFeishuReply[] };
+  const state = { tokenRequests: [] as TFakeFeishu["tokenRequests"], sent: [] as TFeishuReply[], attempts: [] as TFeishuReply[], botInfoRequests: 0 };
+  const resources = new Map<string, Uint8Array>();
+  const downloads: string[] = [];
+  const botOpenId = "ou_xclaw_bot";
   const server = http.createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -44,6 +56,22 @@ export async function startFakeFeishu(options: { appId: string; secret: string }
       response.end(JSON.stringify(json));
     };
     const url = request.url ?? "";
+    const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? "")?.[1];
+    if (request.method === "GET" && url === "/open-apis/bot/v3/info") {
+      state.botInfoRequests++;
+      if (!bearer || !tokens.has(bearer)) return answer(400, { code: 99991663, msg: "Invalid access token for authorization." });
+      return answer(200, { code: 0, msg: "ok", bot: { activate_status: 2, app_name: "xclaw", avatar_url: "", ip_white_list: [], open_id: botOpenId } });
+    }
+    const resource = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/resources\/([^/?]+)\?type=(image|file)$/.exec(url);
+    if (request.method === "GET" && resource) {
+      const [, messageId, key, type] = resource;
+      downloads.push(`${decodeURIComponent(messageId!)}/${decodeURIComponent(key!)}?type=${type}`);
+      if (!bearer || !tokens.has(bearer)) return answer(400, { code: 99991663, msg: "Invalid access token for authorization." });
+      const data = resources.get(`${decodeURIComponent(messageId!)}/${decodeURIComponent(key!)}/${type}`);
+      if (!data) return answer(400, { code: 234003, msg: "File not in msg." });
+      response.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(data.byteLength) });
+      return response.end(data);
+    }
     if (request.method === "POST" && url === "/open-apis/auth/v3/tenant_access_token/internal") {
       state.tokenRequests.push({ app_id: String(body.app_id), app_secret: String(body.app_secret) });
       if (body.app_id !== options.appId || body.app_secret !== options.secret) return answer(200, { code: 10014, msg: "app secret invalid" });
@@ -91,7 +119,18 @@ export async function startFakeFeishu(options: { appId: string; secret: string }
     failNextReplies(answers) {
       pending = [...answers];
     },
+    botOpenId,
+    get botInfoRequests() {
+      return state.botInfoRequests;
+    },
+    serveResource(messageId, key, type, data) {
+      resources.set(`${messageId}/${key}/${type}`, data);
+    },
+    downloads,
     reset() {
+      resources.clear();
+      downloads.length = 0;
+      state.botInfoRequests = 0;
       state.tokenRequests = [];
       state.sent = [];
       state.attempts = [];

@@ -10,6 +10,8 @@ import type { AddressInfo } from "node:net";
  * msg_seq). Like QQ it refuses a wrong token, a repeated msg_seq and a sixth reply to one message;
  * tests can make the next answers fail (22009 rate limits, 5xx) and slow the token endpoint down.
  * `signCallback` signs a callback body the way QQ does, with the bot secret as the Ed25519 seed.
+ * It also plays QQ's media CDN: `serveFile` puts bytes at `GET /files/<name>` (the URL QQ puts in
+ * a message's attachments), with or without a content-length.
  */
 export type TQqSend = {
   path: string;
@@ -37,6 +39,10 @@ export type TFakeQq = {
   /** expires_in of the next tokens; a string by default, as QQ sends it. */
   tokenLifetime: number | string;
   tokenDelayMs: number;
+  /** Serves `data` at `${url}/files/${name}`; `chunked` leaves out the content-length. */
+  serveFile(name: string, data: Uint8Array, options?: { contentType?: string; chunked?: boolean }): string;
+  /** Every GET of a file, by path. */
+  downloads: string[];
   reset(): void;
   close(): Promise<void>;
 };
@@ -47,6 +53,8 @@ export async function startFakeQq(options: { appId: string; secret: string }): P
   const tokens = new Set<string>();
   let pending: TFakeAnswer[] = [];
   const seen = new Map<string, Set<number>>();
+  const files = new Map<string, { data: Uint8Array; contentType: string; chunked: boolean }>();
+  const downloads: string[] = [];
   const state = {
     tokenRequests: [] as TFakeQq["tokenRequests"],
     sent: [] as TQqSend[],
@@ -68,6 +76,19 @@ export async function startFakeQq(options: { appId: string; secret: string }): P
       response.end(JSON.stringify(json));
     };
     const url = request.url ?? "";
+    if (request.method === "GET" && url.startsWith("/files/")) {
+      downloads.push(url);
+      const file = files.get(url);
+      if (!file) return answer(404, { code: 404, message: "no such file" });
+      if (file.chunked) {
+        response.writeHead(200, { "content-type": file.contentType });
+        // Written in pieces without a length: the size is only known by reading.
+        for (let offset = 0; offset < file.data.byteLength; offset += 64 * 1024) response.write(file.data.subarray(offset, offset + 64 * 1024));
+        return response.end();
+      }
+      response.writeHead(200, { "content-type": file.contentType, "content-length": String(file.data.byteLength) });
+      return response.end(file.data);
+    }
     if (request.method === "POST" && url === "/app/getAppAccessToken") {
       state.tokenRequests.push({ appId: String(body.appId), clientSecret: String(body.clientSecret) });
       if (state.tokenDelayMs) await new Promise((resolve) => setTimeout(resolve, state.tokenDelayMs));
@@ -130,6 +151,11 @@ export async function startFakeQq(options: { appId: string; secret: string }): P
     set tokenDelayMs(value: number) {
       state.tokenDelayMs = value;
     },
+    downloads,
+    serveFile(name: string, data: Uint8Array, options: { contentType?: string; chunked?: boolean } = {}) {
+      files.set(`/files/${name}`, { data, contentType: options.contentType ?? "application/octet-stream", chunked: options.chunked ?? false });
+      return `${url}/files/${name}`;
+    },
     failNextReplies(answers: TFakeAnswer[]) {
       pending = [...answers];
     },
@@ -141,6 +167,8 @@ export async function startFakeQq(options: { appId: string; secret: string }): P
       state.tokenDelayMs = 0;
       pending = [];
       seen.clear();
+      files.clear();
+      downloads.length = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
-import { accessToken, forgetAccessToken, secondsOf, type TAccessToken } from "../access-tokens";
+import { LRUCache } from "lru-cache";
+import { processSingleton } from "@/lib/process-singleton";
+import { accessToken, forgetAccessToken, keyOf, secondsOf, type TAccessToken } from "../access-tokens";
 import type { TOpenedAccount } from "../channel-accounts";
-import { PlatformError, platformRequest } from "../platform-request";
+import { PlatformError, platformDownload, platformRequest } from "../platform-request";
 
 /**
  * Feishu's open API for replies: a tenant_access_token (`/open-apis/auth/v3/tenant_access_token/
@@ -60,6 +62,54 @@ export async function sendFeishuReply(account: TOpenedAccount, reply: { messageI
       forgetAccessToken(account);
       throw new PlatformError(error.message, { retriable: true, status: error.status, code: error.code });
     }
+    throw error;
+  }
+}
+
+/**
+ * The bot's own open_id (`GET /open-apis/bot/v3/info` → `{bot: {open_id, app_name}}`), to tell a
+ * group message that mentions this bot from one that mentions someone else. Asked once per bot and
+ * credentials and kept for a day (it does not change for an app); concurrent asks share one call.
+ */
+const botOpenIds = processSingleton("feishu-bot-open-ids", () =>
+  new LRUCache<string, string, { account: TOpenedAccount; signal?: AbortSignal }>({
+    max: 1_000,
+    ttl: 24 * 60 * 60_000,
+    fetchMethod: async (_key, _stale, { context }) => {
+      const { account, signal } = context;
+      const token = await accessToken(account, { fetchToken: () => fetchFeishuToken(account), refreshMarginSeconds: REFRESH_MARGIN_SECONDS });
+      const json = await platformRequest({ method: "GET", url: `${account.apiBaseUrl}/open-apis/bot/v3/info`, headers: { authorization: `Bearer ${token}` }, what: "Feishu bot info", rateLimitCodes: RATE_LIMIT_CODES, signal });
+      checkCode(json, "Feishu bot info");
+      const openId = (json as { bot?: { open_id?: unknown } }).bot?.open_id;
+      if (typeof openId !== "string" || !openId) throw new PlatformError("Feishu bot info: no bot.open_id in the answer. Is the Bot capability enabled for the app?", { retriable: false });
+      return openId;
+    },
+  }),
+);
+
+export async function feishuBotOpenId(account: TOpenedAccount, signal?: AbortSignal): Promise<string> {
+  try {
+    const openId = await botOpenIds.fetch(keyOf(account), { context: { account, signal } });
+    if (!openId) throw new PlatformError("Feishu bot info: no open_id.", { retriable: true });
+    return openId;
+  } catch (error) {
+    if (error instanceof PlatformError && error.code !== undefined && INVALID_TOKEN_CODES.has(error.code)) forgetAccessToken(account);
+    throw error;
+  }
+}
+
+/** A message's picture or file: `GET /open-apis/im/v1/messages/:message_id/resources/:key?type=image|file`. */
+export async function downloadFeishuResource(
+  account: TOpenedAccount,
+  resource: { messageId: string; key: string; type: "image" | "file" },
+  limits: { maxBytes: number; timeoutMs: number; signal?: AbortSignal },
+): Promise<{ data: Uint8Array; contentType?: string }> {
+  const token = await accessToken(account, { fetchToken: () => fetchFeishuToken(account), refreshMarginSeconds: REFRESH_MARGIN_SECONDS });
+  const path = `/open-apis/im/v1/messages/${encodeURIComponent(resource.messageId)}/resources/${encodeURIComponent(resource.key)}?type=${resource.type}`;
+  try {
+    return await platformDownload({ url: `${account.apiBaseUrl}${path}`, headers: { authorization: `Bearer ${token}` }, what: "Feishu message resource", ...limits });
+  } catch (error) {
+    if (error instanceof PlatformError && error.code !== undefined && INVALID_TOKEN_CODES.has(error.code)) forgetAccessToken(account);
     throw error;
   }
 }

@@ -3,6 +3,7 @@ import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { AppError } from "@/lib/errors";
 import type { TOpenedAccount } from "../channel-accounts";
 import { isFresh, rejected, type TCallbackOutcome } from "../callback-types";
+import type { TInboundAttachment } from "../inbound-message";
 import { decryptFeishu, feishuSignature, sameText } from "./feishu-crypto";
 
 /**
@@ -12,7 +13,9 @@ import { decryptFeishu, feishuSignature, sameText } from "./feishu-crypto";
  * does not sign the one-time `url_verification`: it is answered `{challenge}` only when it came
  * encrypted with this bot's key (the challenge arrives encrypted when a key is set) and carries its
  * token. Every other request must be signed. Messages are `im.message.receive_v1` from people:
- * direct (p2p) ones, and group ones that mention the bot, the `@_user_N` keys removed.
+ * direct (p2p) ones, and group ones that mention someone, the `@_user_N` keys removed; the job
+ * drops group messages whose mentions do not include this bot (start-inbound.ts). Pictures and
+ * files are recorded by their keys and downloaded by the job.
  */
 export const FEISHU_ACK = {};
 
@@ -33,7 +36,7 @@ const ZReceiveMessage = z.object({
     message_type: z.string().max(50),
     content: z.string().max(200_000),
     create_time: z.string().max(30).optional(),
-    mentions: z.array(z.object({ key: z.string().max(100) })).optional(),
+    mentions: z.array(z.object({ key: z.string().max(100), id: z.object({ open_id: z.string().max(200).optional() }).optional() })).max(100).optional(),
   }),
 });
 
@@ -64,6 +67,25 @@ function textOf(message: z.infer<typeof ZReceiveMessage>["message"]): string {
   }
   for (const mention of message.mentions ?? []) text = text.replaceAll(mention.key, " ");
   return text.replace(/@_user_\d+/g, " ").replace(/[ \t]+/g, " ").trim();
+}
+
+// Message types whose content names one resource: {image_key} for images, {file_key, file_name} else.
+const RESOURCE_TYPES: Record<string, "image" | "file"> = { image: "image", file: "file", media: "file", audio: "file" };
+
+/** The picture or file a message is, fetched later by the job from the message resource API. */
+function attachmentsOf(message: z.infer<typeof ZReceiveMessage>["message"]): TInboundAttachment[] {
+  const type = RESOURCE_TYPES[message.message_type];
+  if (!type) return [];
+  let content: { image_key?: unknown; file_key?: unknown; file_name?: unknown };
+  try {
+    content = JSON.parse(message.content) as typeof content;
+  } catch {
+    return [];
+  }
+  const key = type === "image" ? content.image_key : content.file_key;
+  if (typeof key !== "string" || !key || key.length > 500) return [];
+  const fileName = typeof content.file_name === "string" ? content.file_name.slice(0, 500) : undefined;
+  return [{ source: "feishu", key, type, fileName }];
 }
 
 export function readFeishuCallback(account: TOpenedAccount, request: Request, body: Uint8Array): TCallbackOutcome {
@@ -106,7 +128,9 @@ export function readFeishuCallback(account: TOpenedAccount, request: Request, bo
   const { sender, message } = received.data;
   const group = message.chat_type !== "p2p";
   // Other bots, and group messages that do not mention anyone (so not the bot), are not for us.
+  // Whether a mention is this bot's is checked by the job (it needs the bot's open_id from the API).
   if (sender.sender_type !== "user" || (group && !message.mentions?.length)) return { kind: "ignored", ack: FEISHU_ACK };
+  const mentions = group ? (message.mentions ?? []).flatMap((mention) => (mention.id?.open_id ? [mention.id.open_id] : [])) : undefined;
   const createdAt = Number(message.create_time);
   return {
     kind: "message",
@@ -118,6 +142,8 @@ export function readFeishuCallback(account: TOpenedAccount, request: Request, bo
       chatId: message.chat_id,
       senderId: sender.sender_id.open_id,
       text: textOf(message),
+      attachments: attachmentsOf(message),
+      ...(mentions ? { mentions } : {}),
       sentAt: new Date(Number.isFinite(createdAt) && createdAt > 0 ? createdAt : Date.now()).toISOString(),
     },
     ack: FEISHU_ACK,
