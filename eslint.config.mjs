@@ -46,6 +46,8 @@ const FEATURES = {
   channels: ["runs", "auth"],
   agents: ["runs"],
   chronos: ["runs", "notifications", "auth"],
+  // Metrics and traces over the run core, the jobs and the admin check of /api/metrics.
+  telemetry: ["runs", "auth", "jobs"],
   // What operators run against an install (backup, restore, doctor, accounts, secrets).
   operations: ["users", "providers", "sandbox", "browser"],
 };
