@@ -24,7 +24,8 @@ export type TObservedRun = {
   toolNames?: ReadonlySet<string>;
 };
 
-export type TRunRefusal = "draining" | "busy";
+/** draining: the process is restarting; process_limit: runs.maxConcurrent; user_limit: runs.maxConcurrentPerUser. */
+export type TRunRefusal = "draining" | "process_limit" | "user_limit";
 
 export type TRunObserver = {
   /** Called when a run starts (after its claim); returns what receives its events, or nothing. */

@@ -58,7 +58,7 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
     throw new AppError("unavailable", "This server is restarting. Try again in a few seconds.", { headers: { "retry-after": "5" } });
   }
   if (localRunCount() >= maxConcurrent) {
-    noteRunRefused("busy");
+    noteRunRefused("process_limit");
     throw new AppError("unavailable", `The server is running as many conversations as it can (${maxConcurrent}). Try again in a few seconds.`, { headers: { "retry-after": "5" } });
   }
   const runId = randomUUID();

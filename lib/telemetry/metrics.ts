@@ -55,7 +55,7 @@ function makeMetrics() {
     runs: new Counter({ name: "xclaw_runs_total", help: "Runs ended, by trigger and end status", labelNames: ["trigger", "status"] as const, registers }),
     admissionRefusals: new Counter({
       name: "xclaw_run_admission_refusals_total",
-      help: "Runs refused before they started: busy (runs.maxConcurrent reached) or draining (restarting)",
+      help: "Runs refused before they started: process_limit (runs.maxConcurrent), user_limit (runs.maxConcurrentPerUser), draining (restarting)",
       labelNames: ["reason"] as const,
       registers,
     }),
