@@ -78,8 +78,9 @@ function readEvent(event: RawMessageStreamEvent, turn: TTurnReader): void {
       turn.usage({
         inputTokens: (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
         outputTokens: usage.output_tokens ?? 0,
-        cacheReadTokens: usage.cache_read_input_tokens ?? 0,
-        cacheCreationTokens: usage.cache_creation_input_tokens ?? 0,
+        // Reported separately too, when the API says (metrics and traces show cache use).
+        ...(typeof usage.cache_read_input_tokens === "number" ? { cacheReadTokens: usage.cache_read_input_tokens } : {}),
+        ...(typeof usage.cache_creation_input_tokens === "number" ? { cacheCreationTokens: usage.cache_creation_input_tokens } : {}),
       });
       break;
     }

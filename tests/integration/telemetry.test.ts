@@ -60,7 +60,7 @@ async function runWithSubAgent() {
   fake.script((request) => {
     const last = request.body.messages.at(-1);
     if (last.role === "user" && last.content === SECRET_TASK) return { text: "There are 3 files." };
-    if (last.role === "tool") return { text: "The helper counted 3." };
+    if (last.role === "tool") return { text: "The helper counted 3.", usage: { inputTokens: 50, outputTokens: 5, cacheReadTokens: 30 } };
     return { toolCalls: [{ name: "ask_helper", arguments: { task: SECRET_TASK } }] };
   });
   await startRun({ session: { id: parent.id, userId: user.id }, input: { kind: "message", text: SECRET_MESSAGE }, tools: new ToolRegistry().register(delegate) });
@@ -112,6 +112,8 @@ describe("traces", () => {
       expect([parentSessionId, childSessionId]).toContain(chat.attributes["gen_ai.conversation.id"]);
     }
     expect(chats.filter((span) => (span.attributes["gen_ai.response.finish_reasons"] as string[])[0] === "tool_call")).toHaveLength(1);
+    const cached = chats.filter((span) => span.attributes["gen_ai.usage.cache_read.input_tokens"] !== undefined);
+    expect(cached.map((span) => [span.attributes["gen_ai.usage.input_tokens"], span.attributes["gen_ai.usage.cache_read.input_tokens"]])).toEqual([[50, 30]]);
 
     // Content stays out unless an administrator turns it on; so do user ids.
     const everything = JSON.stringify(spans.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events })));
@@ -198,6 +200,7 @@ describe("metrics", () => {
     expect(total("gen_ai_client_operation_duration_seconds_count", { gen_ai_operation_name: "chat", gen_ai_provider_name: "openai" })).toBeGreaterThanOrEqual(3);
     expect(total("gen_ai_client_token_usage_count", { gen_ai_token_type: "input" })).toBeGreaterThanOrEqual(3);
     expect(total("gen_ai_client_token_usage_count", { gen_ai_token_type: "output" })).toBeGreaterThanOrEqual(3);
+    expect(total("gen_ai_client_token_usage_sum", { gen_ai_token_type: "cache_read" })).toBeGreaterThanOrEqual(30);
     expect(total("gen_ai_client_operation_time_to_first_chunk_seconds_count")).toBeGreaterThanOrEqual(2);
     expect(total("xclaw_tool_duration_seconds_count", { tool: "ask_helper", outcome: "ok" })).toBeGreaterThanOrEqual(1);
     expect(total("xclaw_runs_total", { trigger: "web", status: "completed" })).toBeGreaterThanOrEqual(1);
