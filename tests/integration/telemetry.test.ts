@@ -5,6 +5,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { z } from "zod";
 import { GET as metricsRoute } from "@/app/api/metrics/route";
 import { resetEnvironment } from "@/lib/config/environment";
+import type { TNodeRoute } from "@/lib/http/server-hook";
+import { defineJob, type TStepTools } from "@/lib/jobs/define-job";
+import { withChannelSpans } from "@/lib/telemetry/channel-spans";
+import { withJobSpans } from "@/lib/telemetry/job-spans";
 import { startRun } from "@/lib/runs/start-run";
 import { waitForRun } from "@/lib/runs/local-runs";
 import { createSession } from "@/lib/sessions/sessions";
@@ -118,6 +122,49 @@ describe("traces", () => {
     // Content stays out unless an administrator turns it on; so do user ids.
     const everything = JSON.stringify(spans.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events })));
     for (const word of [SECRET_MESSAGE, SECRET_TASK, "There are 3 files", user.id, user.email]) expect(everything).not.toContain(word);
+  });
+
+  it("hangs a run under the job span or the channel request span it started in", async () => {
+    const exporter = new InMemorySpanExporter();
+    installTelemetry({ tracing: startTracing({ spanProcessors: [new SimpleSpanProcessor(exporter)], serviceName: "xclaw-test", captureContent: false }) });
+    fake.script(() => ({ text: "done" }));
+    const { user } = await createUser();
+    const runIn = async () => {
+      const session = await createSession({ userId: user.id });
+      await startRun({ session: { id: session.id, userId: user.id }, input: { kind: "prompt", text: "go" }, trigger: "job" });
+      await waitForRun(session.id);
+      return session.id;
+    };
+    let jobSessionId = "";
+    const [job] = withJobSpans([
+      defineJob({ id: "test.telemetry", trigger: { event: "test/telemetry" }, schema: z.object({}), retries: 0 }, async () => {
+        jobSessionId = await runIn();
+      }),
+    ]);
+    await job!.handler({ event: { id: "event-1", name: "test/telemetry", data: {} }, step: {} as TStepTools, signal: new AbortController().signal, attempt: 0, runId: "job-run-1" });
+
+    let channelSessionId = "";
+    const hook: TNodeRoute = async (_incoming, outgoing) => {
+      channelSessionId = await runIn();
+      outgoing.writeHead(200).end();
+    };
+    const routes = withChannelSpans({ "POST /hook": hook }, "web");
+    const server = createServer((incoming, outgoing) => void routes["POST /hook"]!(incoming, outgoing));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      expect((await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, { method: "POST" })).status).toBe(200);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+
+    const spans = exporter.getFinishedSpans();
+    const runOf = (sessionId: string) => spans.find((span) => span.name === "invoke_agent xclaw" && span.attributes["gen_ai.conversation.id"] === sessionId)!;
+    const jobSpan = spans.find((span) => span.name === "job test.telemetry")!;
+    expect(jobSpan.attributes).toMatchObject({ "xclaw.job.id": "test.telemetry", "xclaw.job.run_id": "job-run-1" });
+    expect(runOf(jobSessionId).parentSpanContext?.spanId).toBe(spanId(jobSpan));
+    const channelSpan = spans.find((span) => span.name === "POST /hook")!;
+    expect(channelSpan.attributes).toMatchObject({ "xclaw.channel": "web", "http.response.status_code": 200 });
+    expect(runOf(channelSessionId).parentSpanContext?.spanId).toBe(spanId(channelSpan));
   });
 
   it("puts message content in spans when an administrator turns it on", async () => {
