@@ -9,6 +9,7 @@ import type { TNodeRoute } from "@/lib/http/server-hook";
 import { defineJob, type TStepTools } from "@/lib/jobs/define-job";
 import { withChannelSpans } from "@/lib/telemetry/channel-spans";
 import { withJobSpans } from "@/lib/telemetry/job-spans";
+import { decideApproval } from "@/lib/runs/decide-approval";
 import { startRun } from "@/lib/runs/start-run";
 import { waitForRun } from "@/lib/runs/local-runs";
 import { createSession } from "@/lib/sessions/sessions";
@@ -77,7 +78,7 @@ function spanId(span: ReadableSpan) {
   return span.spanContext().spanId;
 }
 
-describe("traces", () => {
+describe("traces", { timeout: 90_000 }, () => {
   it("names the spans of a run with one tool and one sub-agent by the GenAI conventions, nested, without content", async () => {
     const exporter = new InMemorySpanExporter();
     const tracing = startTracing({ spanProcessors: [new SimpleSpanProcessor(exporter)], serviceName: "xclaw-test", captureContent: false });
@@ -167,6 +168,32 @@ describe("traces", () => {
     expect(runOf(channelSessionId).parentSpanContext?.spanId).toBe(spanId(channelSpan));
   });
 
+  it("marks the wait for an approval on the tool call's span, and the call that ran after the decision", async () => {
+    const exporter = new InMemorySpanExporter();
+    installTelemetry({ tracing: startTracing({ spanProcessors: [new SimpleSpanProcessor(exporter)], serviceName: "xclaw-test", captureContent: false }) });
+    const { user } = await createUser();
+    const session = await createSession({ userId: user.id });
+    const tools = new ToolRegistry().register(defineTool({ name: "save_note", description: "saves", input: z.object({}), risk: "write", execute: async () => "saved" }));
+    fake.script([{ toolCalls: [{ name: "save_note", arguments: {} }] }, { text: "Saved." }]);
+    await startRun({ session: { id: session.id, userId: user.id }, input: { kind: "message", text: "save it" }, tools });
+    expect(await waitForRun(session.id)).toMatchObject({ status: "paused" });
+    const [waited] = exporter.getFinishedSpans().filter((span) => span.name === "execute_tool save_note");
+    expect(waited!.attributes["xclaw.tool.outcome"]).toBe("awaiting_approval");
+    const requested = waited!.events.find((event) => event.name === "xclaw.approval.requested");
+    expect(requested?.attributes).toMatchObject({ "xclaw.approval.risk": "write" });
+    expect(exporter.getFinishedSpans().find((span) => span.name === "invoke_agent xclaw")!.attributes["xclaw.run.status"]).toBe("paused");
+
+    const decided = await decideApproval({ userId: user.id, sessionId: session.id, approvalId: requested!.attributes!["xclaw.approval.id"] as string, decision: "approve", tools });
+    expect(decided.kind).toBe("run");
+    expect(await waitForRun(session.id)).toMatchObject({ status: "completed" });
+    const ran = exporter.getFinishedSpans().filter((span) => span.name === "execute_tool save_note");
+    expect(ran).toHaveLength(2);
+    expect(ran[1]!.attributes["xclaw.tool.outcome"]).toBe("ok");
+    expect(ran[1]!.events.map((event) => event.name)).toEqual(["xclaw.approval.decided"]);
+    const runs = exporter.getFinishedSpans().filter((span) => span.name === "invoke_agent xclaw");
+    expect(runs.map((span) => span.attributes["xclaw.run.input"])).toEqual(["message", "approval"]);
+  });
+
   it("puts message content in spans when an administrator turns it on", async () => {
     const exporter = new InMemorySpanExporter();
     installTelemetry({ tracing: startTracing({ spanProcessors: [new SimpleSpanProcessor(exporter)], serviceName: "xclaw-test", captureContent: true }) });
@@ -233,7 +260,7 @@ function parsePrometheus(text: string): TSample[] {
     });
 }
 
-describe("metrics", () => {
+describe("metrics", { timeout: 90_000 }, () => {
   it("counts a run's model calls, tokens, tool call and end, with no user id or free text in any label", async () => {
     installTelemetry();
     const { user, parentSessionId, childSessionId } = await runWithSubAgent();
