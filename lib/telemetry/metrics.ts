@@ -67,6 +67,26 @@ function makeMetrics() {
         this.set(localRunCount());
       },
     }),
+    // Read before the gauges below query the database, so the scrape's own queries are not counted.
+    databasePoolWaiting: new Gauge({
+      name: "xclaw_db_pool_waiting",
+      help: "Queries waiting for a connection of this process's database pool",
+      registers,
+      collect() {
+        this.set(dbPool().waitingCount);
+      },
+    }),
+    databasePoolConnections: new Gauge({
+      name: "xclaw_db_pool_connections",
+      help: "Connections of this process's database pool, by state (idle, busy)",
+      labelNames: ["state"] as const,
+      registers,
+      collect() {
+        const pool = dbPool();
+        this.set({ state: "idle" }, pool.idleCount);
+        this.set({ state: "busy" }, pool.totalCount - pool.idleCount);
+      },
+    }),
     approvalsWaiting: new Gauge({
       name: "xclaw_approvals_waiting",
       help: "Tool calls waiting for their owner's approval (all users)",
@@ -92,25 +112,6 @@ function makeMetrics() {
           const oldest = (await db().jobRun.aggregate({ where: dueJobRuns(), _min: { runAt: true } }))._min.runAt;
           this.set(oldest ? Math.max(0, (Date.now() - oldest.getTime()) / 1000) : 0);
         });
-      },
-    }),
-    databasePoolWaiting: new Gauge({
-      name: "xclaw_db_pool_waiting",
-      help: "Queries waiting for a connection of this process's database pool",
-      registers,
-      collect() {
-        this.set(dbPool().waitingCount);
-      },
-    }),
-    databasePoolConnections: new Gauge({
-      name: "xclaw_db_pool_connections",
-      help: "Connections of this process's database pool, by state (idle, busy)",
-      labelNames: ["state"] as const,
-      registers,
-      collect() {
-        const pool = dbPool();
-        this.set({ state: "idle" }, pool.idleCount);
-        this.set({ state: "busy" }, pool.totalCount - pool.idleCount);
       },
     }),
   };
