@@ -5,7 +5,7 @@ import type { TRunEvent, TRunInput, TRunTrigger } from "./run-types";
  * Observers of every run this process executes (metrics and traces, lib/telemetry), installed
  * by the composition root (lib/app). An observer sees a run's start, each of its events as they
  * are published to its log (local-runs.ts) and its end, and the runs refused before they started.
- * With none installed a run pays one empty-list check per event.
+ * With none installed a run pays one check of an unset field per event.
  *
  * An observer must be cheap and must not throw: its errors are swallowed, never the run's.
  */
