@@ -49,6 +49,8 @@ const FEATURES = {
   // Serving agents to other programs: the OpenAI-compatible API (/v1).
   "openai-api": ["runs", "auth", "agents"],
   "mcp-server": ["openai-api"],
+  // Metrics and traces over the run core, the jobs and the admin check of /api/metrics.
+  telemetry: ["runs", "auth", "jobs"],
   // What operators run against an install (backup, restore, doctor, accounts, secrets).
   operations: ["users", "providers", "sandbox", "browser"],
 };

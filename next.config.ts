@@ -9,7 +9,7 @@ const nextConfig: NextConfig = {
   // tracing copied beyond the server (scripts/copy-standalone-assets.mjs says why).
   output: "standalone",
   // Server-only packages with native or WebAssembly parts stay out of the bundle.
-  serverExternalPackages: ["pg", "@prisma/adapter-pg", "@electric-sql/pglite", "@electric-sql/pglite-socket"],
+  serverExternalPackages: ["pg", "@prisma/adapter-pg", "@electric-sql/pglite", "@electric-sql/pglite-socket", "prom-client", "@opentelemetry/api", "@opentelemetry/sdk-trace-node", "@opentelemetry/exporter-trace-otlp-http"],
   typedRoutes: false,
   turbopack: { root: import.meta.dirname },
   // The dev server also answers on 127.0.0.1, the host name and the LAN addresses (lib/http/dev-origins.ts).

@@ -1,5 +1,5 @@
 import type { TRetryPolicy } from "@/lib/providers/provider-chain";
-import type { TContentPart, TMessage, TProvider, TToolCall, TUsage } from "@/lib/providers/types";
+import type { TContentPart, TFinishReason, TMessage, TProvider, TToolCall, TUsage } from "@/lib/providers/types";
 import type { TWorkspaceScope } from "@/lib/sandbox/types";
 import type { TChildRunRequest, TChildRunResult, ToolRegistry, TTool, TToolPreview, TToolProgress } from "@/lib/tools/registry";
 import type { TStopReason } from "./stop-reasons";
@@ -11,7 +11,7 @@ export type TAgentEvent =
   | { type: "attempt-failed"; provider: string; model: string; error: string; willRetry: boolean }
   | { type: "text-delta"; text: string }
   | { type: "text-discard" }
-  | { type: "model-end"; stepId: string; stepKey: string; provider: string; model: string; usage: TUsage }
+  | { type: "model-end"; stepId: string; stepKey: string; provider: string; model: string; usage: TUsage; finishReason?: TFinishReason }
   | { type: "tool-start"; stepId: string; stepKey: string; call: TToolCall }
   | { type: "tool-progress"; stepId: string; callId: string; progress: TToolProgress }
   | { type: "tool-end"; stepId: string; stepKey: string; callId: string; content: TContentPart[]; isError: boolean; durationMs: number }
@@ -83,7 +83,8 @@ export type TRunAgentOptions = {
     userId: string;
     sessionId: string;
     allowedOrigins?: readonly string[];
-    startChildRun?: (request: TChildRunRequest) => Promise<TChildRunResult>;
+    /** `caller`: the step of the tool call that starts it (the loop adds it; traces nest the child under it). */
+    startChildRun?: (request: TChildRunRequest, caller?: { stepId: string }) => Promise<TChildRunResult>;
     runId?: string;
     depth?: number;
     approvals?: "ask" | "deny";

@@ -1,6 +1,6 @@
 import { fitToContextWindow } from "./context-window";
 import { completeText, streamWithFallback } from "@/lib/providers/provider-chain";
-import type { TMessage, TToolCall, TUsage } from "@/lib/providers/types";
+import type { TFinishReason, TMessage, TToolCall, TUsage } from "@/lib/providers/types";
 import type { TAgentEvent, TAgentOutcome, TRunAgentOptions } from "./agent-types";
 import { stopReasonOf, STOP_REASONS } from "./stop-reasons";
 import { emitTo, executeTool, finishCall, observation, runToolPhase, toolContextFor } from "./tool-phase";
@@ -70,7 +70,7 @@ export async function runAgent(options: TRunAgentOptions): Promise<TAgentOutcome
     const step = await recorder.modelCallStarted({ iteration });
     emit({ type: "model-start", stepId: step.id, stepKey: step.key, iteration });
     let text = "";
-    let turn: { toolCalls: TToolCall[]; usage: TUsage; provider: string; model: string } | undefined;
+    let turn: { toolCalls: TToolCall[]; usage: TUsage; provider: string; model: string; finishReason: TFinishReason } | undefined;
     try {
       for await (const event of streamWithFallback(options.providers, { system, messages: context.messages, tools: definitions, signal }, options.retryPolicy)) {
         if (event.type === "text-delta") {
@@ -84,7 +84,7 @@ export async function runAgent(options: TRunAgentOptions): Promise<TAgentOutcome
         } else if (event.type === "attempt-failed") {
           emit({ type: "attempt-failed", provider: event.provider, model: event.model, error: event.error, willRetry: event.willRetry });
         } else {
-          turn = { toolCalls: event.toolCalls, usage: event.usage, provider: event.provider, model: event.model };
+          turn = { toolCalls: event.toolCalls, usage: event.usage, provider: event.provider, model: event.model, finishReason: event.finishReason };
         }
       }
     } catch (error) {
@@ -109,7 +109,7 @@ export async function runAgent(options: TRunAgentOptions): Promise<TAgentOutcome
       return { ...call, id };
     });
     await recorder.modelCallFinished(step, { text, toolCalls, usage: turn.usage, provider: turn.provider, model: turn.model });
-    emit({ type: "model-end", stepId: step.id, stepKey: step.key, provider: turn.provider, model: turn.model, usage: turn.usage });
+    emit({ type: "model-end", stepId: step.id, stepKey: step.key, provider: turn.provider, model: turn.model, usage: turn.usage, finishReason: turn.finishReason });
     messages.push({ role: "assistant", text, toolCalls });
     if (!toolCalls.length) {
       options.onTranscript?.(messages);

@@ -45,8 +45,10 @@ export function emitTo(options: Pick<TRunAgentOptions, "subscribers">, event: TA
 
 /** The context one tool call runs with: its step, the run's signal, progress to its card. */
 export function toolContextFor(options: TRunAgentOptions, step: TStepHandle | undefined, callId: string): TToolContext {
+  const startChildRun = options.toolContext.startChildRun;
   return {
     ...options.toolContext,
+    startChildRun: startChildRun && ((request) => startChildRun(request, step ? { stepId: step.id } : undefined)),
     allowedOrigins: options.toolContext.allowedOrigins ?? [],
     stepId: step?.id ?? "",
     signal: options.signal,

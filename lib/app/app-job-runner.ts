@@ -3,6 +3,7 @@ import { environment } from "@/lib/config/environment";
 import { createLogger } from "@/lib/observability/logger";
 import { processSingleton } from "@/lib/process-singleton";
 import { jobCatalog } from "./job-catalog";
+import { withJobSpans } from "@/lib/telemetry/job-spans";
 import { createJobRunner, type TJobRunner, type TJobRunnerOptions } from "@/lib/jobs/job-runner";
 
 /**
@@ -19,7 +20,7 @@ export function startJobRunner(overrides: Partial<TJobRunnerOptions> = {}): Prom
   slot.runner ??= (async () => {
     const settings = getBehaviourConfig().jobs;
     const runner = createJobRunner({
-      jobs: jobCatalog,
+      jobs: withJobSpans(jobCatalog),
       concurrency: settings.concurrency,
       leaseMs: settings.leaseSeconds * 1000,
       pollIntervalMs: settings.pollIntervalMs,

@@ -4,6 +4,7 @@ import { createLogger } from "@/lib/observability/logger";
 import { processSingleton } from "@/lib/process-singleton";
 import { drainRuns } from "@/lib/runs/drain";
 import { markDraining } from "@/lib/runs/drain-state";
+import { stopTracing } from "@/lib/telemetry/tracing";
 import { stopJobRunner } from "./app-job-runner";
 
 /**
@@ -16,7 +17,7 @@ import { stopJobRunner } from "./app-job-runner";
  * 2. the job runner stops claiming; its handlers and the runs in progress get
  *    `shutdown.drainSeconds` to finish;
  * 3. runs still going are handed over (lib/runs/drain.ts), job runs released to the queue;
- * 4. the database pool is closed and the process exits 0.
+ * 4. the spans still buffered are sent (at most 5 s), the database pool is closed and the process exits 0.
  * The same signal twice (systemd and the launcher may both send it) counts once; another signal
  * later exits at once.
  */
@@ -33,6 +34,7 @@ export async function drainAndExit(signal: NodeJS.Signals, exit: (code: number) 
     drainRuns({ deadline }),
   ]);
   log.info("shut down", { runsFinished: runs.finished, runsHandedOver: runs.handedOver });
+  await Promise.race([stopTracing().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
   await disconnectDatabase().catch(() => {});
   exit(0);
 }

@@ -172,6 +172,18 @@ export const ZEnvironment = z.object({
     ),
   ),
 
+  // --- Metrics and traces
+  METRICS_TOKEN: variable(
+    "bearer token a Prometheus scraper sends to GET /api/metrics (unset: administrators only); 16 characters or more",
+    optional(text().min(16, "must be 16 characters or more")),
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: variable("OpenTelemetry collector (OTLP over HTTP, e.g. http://collector:4318): traces of runs, model and tool calls, jobs (unset: no traces)", optional(httpUrl())),
+  OTEL_SERVICE_NAME: variable("service.name of the exported traces", withDefault(text(), "xclaw")),
+  OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: variable(
+    "true: spans carry message content (model text, tool arguments and results); off by default",
+    withDefault(z.enum(["true", "false"], { error: "must be true or false" }).transform((flag) => flag === "true"), false),
+  ),
+
   // --- Set by the system, npm, Next.js or the launcher
   NODE_ENV: variable("development | production, set by next dev / next start", optional(text()), "system"),
   NEXT_MANUAL_SIG_HANDLE: variable("set by the launcher for production servers: Next.js leaves SIGTERM to xclaw's drain (lib/app/shutdown.ts)", optional(text()), "system"),

@@ -75,7 +75,13 @@ function readEvent(event: RawMessageStreamEvent, turn: TTurnReader): void {
     case "message_start": {
       const usage = event.message.usage;
       // Cached input is input too: what the prompt cost, whether read from the cache or written to it.
-      turn.usage({ inputTokens: (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0), outputTokens: usage.output_tokens ?? 0 });
+      turn.usage({
+        inputTokens: (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
+        outputTokens: usage.output_tokens ?? 0,
+        // Reported separately too, when the API says (metrics and traces show cache use).
+        ...(typeof usage.cache_read_input_tokens === "number" ? { cacheReadTokens: usage.cache_read_input_tokens } : {}),
+        ...(typeof usage.cache_creation_input_tokens === "number" ? { cacheCreationTokens: usage.cache_creation_input_tokens } : {}),
+      });
       break;
     }
     case "content_block_start":

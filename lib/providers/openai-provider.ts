@@ -71,7 +71,10 @@ function finishReason(reason: string | undefined, calledTools: boolean): TFinish
 }
 
 function readChunk(chunk: ChatCompletionChunk, turn: TTurnReader): void {
-  if (chunk.usage) turn.usage({ inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 });
+  if (chunk.usage) {
+    const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
+    turn.usage({ inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0, ...(cached ? { cacheReadTokens: cached } : {}) });
+  }
   const choice = chunk.choices[0];
   if (!choice) return;
   if (choice.delta?.content) turn.text(choice.delta.content);

@@ -25,14 +25,20 @@ export type TModelRequest = {
   signal?: AbortSignal;
 };
 
-export type TUsage = { inputTokens: number; outputTokens: number };
+/**
+ * Tokens of one model call. Input counts cached input too; the cache figures, when the provider
+ * reports them, say how much of it was read from the prompt cache or written to it.
+ */
+export type TUsage = { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheCreationTokens?: number };
+
+export type TFinishReason = "stop" | "tool-calls" | "length" | "other";
 
 /** What a provider's stream yields, in order: text deltas and tool calls, then usage and finish. */
 export type TModelEvent =
   | { type: "text-delta"; text: string }
   | { type: "tool-call"; call: TToolCall }
   | { type: "usage"; usage: TUsage }
-  | { type: "finish"; reason: "stop" | "tool-calls" | "length" | "other" };
+  | { type: "finish"; reason: TFinishReason };
 
 // The names are wire types too (the model picker shows them): defined once, in lib/wire.
 export type { TProviderName };

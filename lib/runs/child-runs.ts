@@ -18,6 +18,8 @@ export async function runChild(options: {
   providers?: TProvider[];
   tools: ToolRegistry;
   request: TChildRunRequest;
+  /** The delegating tool call's step (traces hang the child's run under it). */
+  callerStepId?: string;
   /** The run core's start and wait, passed in so this file does not import start-run.ts back. */
   startRun: (options: TStartRunOptions) => Promise<unknown>;
   waitForRun: (sessionId: string) => Promise<TAgentOutcome | undefined>;
@@ -36,6 +38,7 @@ export async function runChild(options: {
     trigger: "agent",
     depth: options.depth + 1,
     parentSignal: options.signal,
+    callerStepId: options.callerStepId,
     providers: options.providers,
     tools: request.allowedTools ? options.tools.only(request.allowedTools) : options.tools,
     limits: { maxIterations: request.maxIterations, timeoutMs: request.timeoutMs, instructions: request.instructions },

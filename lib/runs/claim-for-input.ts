@@ -6,6 +6,7 @@ import type { TMessageAttachment } from "@/lib/sessions/user-content";
 import { claimIdleSession, claimPausedForDecision, claimPausedForMessage, runningRunsOf, type TClaim } from "./claim-session";
 import { markInterruptedIfStale } from "./run-lease";
 import type { TRunInput, TSessionRef } from "./run-types";
+import { noteRunRefused } from "./run-observers";
 
 /**
  * The first thing a run does: claim its session for this input (claim-session.ts), and when the
@@ -61,6 +62,7 @@ export async function claimForInput(session: TSessionRef, input: TRunInput, runI
   if (current.status !== "RUNNING" && current.status !== "PAUSED") {
     // The session was free, so the owner's limit of runs at once refused it.
     const running = await runningRunsOf(session.userId);
+    noteRunRefused("user_limit");
     throw new AppError("rate_limited", `You have ${running} runs going at once, the most allowed (runs.maxConcurrentPerUser = ${maxRunsPerUser}). Wait for one to finish, then try again.`, {
       headers: { "retry-after": "5" },
     });

@@ -26,7 +26,7 @@ export async function executeAgentRun(options: {
   resolved: TResolvedRun;
   recorder: TRunRecorder;
   /** Starts a sub-agent's run under this one; undefined at the deepest level allowed. */
-  startChildRun?: (request: TChildRunRequest, context: { tools: ToolRegistry; depth: number }) => Promise<TChildRunResult>;
+  startChildRun?: (request: TChildRunRequest, context: { tools: ToolRegistry; depth: number; callerStepId?: string }) => Promise<TChildRunResult>;
 }): Promise<TAgentOutcome> {
   const { start, run, claim, recorder } = options;
   const { session, input } = start;
@@ -39,6 +39,7 @@ export async function executeAgentRun(options: {
   }
   let tools: ToolRegistry = start.tools ?? runTools({ userId: session.userId, sessionId: session.id, runProfile: claim.runProfile }, config);
   if (limits.allowedTools) tools = tools.only(limits.allowedTools);
+  if (run.observed) run.observed.toolNames = new Set(tools.names());
   if (claim.deniedForMessage) {
     await closeTurnForMessage(run, session, await resumeTurnFor(claim.deniedForMessage, "deny", undefined, await listSteps({ sessionId: session.id, userId: session.userId })));
   }
@@ -69,7 +70,7 @@ export async function executeAgentRun(options: {
       depth,
       approvals,
       workspace: settings?.workspace,
-      startChildRun: startChildRun ? (request) => startChildRun(request, { tools, depth }) : undefined,
+      startChildRun: startChildRun ? (request, caller) => startChildRun(request, { tools, depth, callerStepId: caller?.stepId }) : undefined,
     },
     recorder,
     subscribers: [(event) => publishLocal(run, event), ...(start.subscribers ?? [])],

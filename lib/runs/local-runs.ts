@@ -1,5 +1,6 @@
 import type { TAgentOutcome } from "@/lib/agent/agent-types";
 import { processSingleton } from "@/lib/process-singleton";
+import type { TObservedRun } from "./run-observers";
 import type { TRunEvent, TRunTrigger } from "./run-types";
 
 /**
@@ -21,6 +22,10 @@ export type TLocalRun = {
   finished: Promise<TAgentOutcome>;
   /** Called on every publish: followers waiting for events, the event bus's replication. */
   readonly listeners: Set<() => void>;
+  /** The run's observers (metrics, traces; run-observers.ts), given each event as it is published. */
+  observe?: (event: TRunEvent) => void;
+  /** What the observers know about the run; the run core fills in its tools once they are chosen. */
+  observed?: TObservedRun;
 };
 
 const runsBySession = processSingleton("runs.local-runs", () => new Map<string, TLocalRun>());
@@ -54,6 +59,7 @@ function wake(run: TLocalRun) {
 
 export function publishLocal(run: TLocalRun, event: TRunEvent): void {
   run.events.push(event);
+  run.observe?.(event);
   wake(run);
 }
 

@@ -67,6 +67,8 @@ export type TStartRunOptions = {
   parentSignal?: AbortSignal;
   /** The parent's step this run's first step hangs under (a worker's under its delegate call). */
   parentStepId?: string;
+  /** The tool call that started this run (a sub-agent's delegating call): for traces only, writes nothing. */
+  callerStepId?: string;
   prepareStep?: TPrepareStep;
   /** Extra subscribers to the run's events (metrics, notifications); the event log is always one. */
   subscribers?: TAgentSubscriber[];

@@ -14,6 +14,7 @@ import { runEventBus } from "./event-bus";
 import { executeAgentRun } from "./execute-agent-run";
 import { createLocalRun, endLocalRun, followLocalRun, localRunCount, publishLocal, waitForRun, watchLocalRun } from "./local-runs";
 import { requireProviders } from "./require-providers";
+import { noteRunRefused, observeRun } from "./run-observers";
 import { ensureHeartbeat } from "./run-lease";
 import { createRunRecorder } from "./run-recorder";
 import { resolveRun } from "./run-settings";
@@ -52,15 +53,22 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
   if ((options.depth ?? 0) > MAX_RUN_DEPTH) throw new AppError("conflict", `Sub-agents may nest at most ${MAX_RUN_DEPTH} levels deep.`);
   const { maxConcurrent } = getBehaviourConfig().runs;
   // Refused before anything is written: a run either starts and finishes, or never starts.
-  if (isDraining()) throw new AppError("unavailable", "This server is restarting. Try again in a few seconds.", { headers: { "retry-after": "5" } });
+  if (isDraining()) {
+    noteRunRefused("draining");
+    throw new AppError("unavailable", "This server is restarting. Try again in a few seconds.", { headers: { "retry-after": "5" } });
+  }
   if (localRunCount() >= maxConcurrent) {
+    noteRunRefused("process_limit");
     throw new AppError("unavailable", `The server is running as many conversations as it can (${maxConcurrent}). Try again in a few seconds.`, { headers: { "retry-after": "5" } });
   }
   const runId = randomUUID();
   const claim = await claimForInput(session, input, runId, options.parentStepId);
 
   const controller = new AbortController();
-  const run = createLocalRun({ id: runId, sessionId: session.id, userId: session.userId, trigger: options.trigger ?? "web", controller });
+  const trigger = options.trigger ?? "web";
+  const run = createLocalRun({ id: runId, sessionId: session.id, userId: session.userId, trigger, controller });
+  run.observed = { runId, sessionId: session.id, trigger, depth: options.depth ?? 0, inputKind: input.kind, runProfile: claim.runProfile, callerStepId: options.callerStepId ?? options.parentStepId };
+  run.observe = observeRun(run.observed);
   runEventBus().attach(run);
   publishLocal(run, { type: "run-start", runId, sessionId: session.id, userStep: input.kind === "message" && claim.firstStep ? stepKey(claim.firstStep.seq) : undefined });
   ensureHeartbeat();
@@ -87,7 +95,7 @@ export async function startRun(options: TStartRunOptions): Promise<TStartedRun> 
         resolved,
         recorder,
         startChildRun: (options.depth ?? resolved.settings?.depth ?? 0) < MAX_RUN_DEPTH ? (request, context) =>
-          runChild({ parent: session, allowedOrigins: claim.allowedOrigins, depth: context.depth, signal: controller.signal, providers: options.providers, tools: context.tools, request, startRun, waitForRun }) : undefined,
+          runChild({ parent: session, allowedOrigins: claim.allowedOrigins, depth: context.depth, signal: controller.signal, providers: options.providers, tools: context.tools, request, callerStepId: context.callerStepId, startRun, waitForRun }) : undefined,
       });
     } catch (error) {
       log.error("run crashed", { sessionId: session.id, error });

@@ -48,7 +48,18 @@ export function anthropicMessageBody(reply: TResolvedReply) {
     content,
     stop_reason: stopReason(reply),
     stop_sequence: null,
-    usage: { input_tokens: reply.usage.inputTokens, output_tokens: reply.usage.outputTokens },
+    usage: { ...inputUsage(reply), output_tokens: reply.usage.outputTokens },
+  };
+}
+
+/** Anthropic counts input read from or written to the prompt cache apart from input_tokens. */
+function inputUsage(reply: TResolvedReply) {
+  const { inputTokens, cacheReadTokens, cacheCreationTokens } = reply.usage;
+  if (cacheReadTokens === undefined && cacheCreationTokens === undefined) return { input_tokens: inputTokens };
+  return {
+    input_tokens: inputTokens - (cacheReadTokens ?? 0) - (cacheCreationTokens ?? 0),
+    cache_read_input_tokens: cacheReadTokens ?? 0,
+    cache_creation_input_tokens: cacheCreationTokens ?? 0,
   };
 }
 
@@ -67,7 +78,7 @@ export function anthropicStreamEvents(reply: TResolvedReply): string[] {
         stop_sequence: null,
         // The API reports a token or so of output already at the start; message_delta then carries
         // the final total, which a consumer must take as-is rather than add to this.
-        usage: { input_tokens: reply.usage.inputTokens, output_tokens: Math.min(1, reply.usage.outputTokens) },
+        usage: { ...inputUsage(reply), output_tokens: Math.min(1, reply.usage.outputTokens) },
       },
     },
     // The real stream sends a ping early on; the SDK skips it, a hand-written parser must too.

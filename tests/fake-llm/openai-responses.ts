@@ -19,6 +19,7 @@ function usageOf(reply: TResolvedReply) {
     prompt_tokens: reply.usage.inputTokens,
     completion_tokens: reply.usage.outputTokens,
     total_tokens: reply.usage.inputTokens + reply.usage.outputTokens,
+    ...(reply.usage.cacheReadTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: reply.usage.cacheReadTokens } }),
   };
 }
 

@@ -26,8 +26,8 @@ export type TFakeReply = {
   /** How many deltas a streamed `text` is split into (default: about one per 8 characters, at least 2). */
   chunks?: number;
   toolCalls?: TFakeToolCall[];
-  /** Default: a rough estimate from the request and reply sizes. */
-  usage?: { inputTokens: number; outputTokens: number };
+  /** Default: a rough estimate from the request and reply sizes. Cache figures are part of inputTokens. */
+  usage?: TFakeUsage;
   /** Wait before sending the response headers. */
   delayMs?: number;
   /** Wait between stream events. */
@@ -70,12 +70,14 @@ export type TFakeLlm = {
   close(): Promise<void>;
 };
 
+export type TFakeUsage = { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheCreationTokens?: number };
+
 /** A reply after defaults are applied: ids allocated, arguments serialised, usage known. */
 export type TResolvedReply = {
   text: string;
   textPieces: string[];
   toolCalls: { id: string; name: string; argumentsJson: string; argumentPieces: string[] }[];
-  usage: { inputTokens: number; outputTokens: number };
+  usage: TFakeUsage;
   stopReason: string | undefined;
   responseId: string;
   model: string;

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { resetEnvironment } from "@/lib/config/environment";
 import { dbPool, db } from "@/lib/db/client";
 import { waitForRun } from "@/lib/runs/local-runs";
+import { metrics } from "@/lib/telemetry/metrics";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { chatResponse, clearProviderEnvironment, newSession, useFakeProvider } from "../support/chat";
 import { createUser } from "../support/http";
@@ -43,6 +44,11 @@ afterEach(() => {
   clearProviderEnvironment();
 });
 
+/** Runs refused for this reason so far in this process (the admission-refusals metric). */
+async function refusals(reason: string): Promise<number> {
+  return (await metrics().admissionRefusals.get()).values.find((sample) => sample.labels.reason === reason)?.value ?? 0;
+}
+
 describe("admission and backpressure", () => {
   it("finishes twenty runs at once on a pool of two connections, none of them crashing", async () => {
     expect(dbPool().options.max).toBe(process.env.XCLAW_TEST_DATABASE === "postgres" ? 2 : 1);
@@ -68,6 +74,7 @@ describe("admission and backpressure", () => {
   it("refuses a user's eleventh run at once with 429 and Retry-After, writing nothing", async () => {
     fake.script(() => ({ text: "slow", delayMs: 1_500 }));
     const { cookie } = await createUser();
+    const refusedBefore = await refusals("user_limit");
     const sessions = await Promise.all(Array.from({ length: 11 }, () => newSession(cookie)));
     const first = await Promise.all(sessions.slice(0, 10).map((id) => chatResponse(cookie, id, "go")));
     expect(first.map((response) => response.status)).toEqual(Array(10).fill(200));
@@ -75,6 +82,7 @@ describe("admission and backpressure", () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("5");
     expect((await refused.json()).error.message).toMatch(/You have 10 runs going at once/);
+    expect(await refusals("user_limit")).toBe(refusedBefore + 1);
     expect(await db().step.count({ where: { sessionId: sessions[10]! } })).toBe(0);
     expect((await db().chatSession.findUniqueOrThrow({ where: { id: sessions[10]! } })).status).toBe("INIT");
     await Promise.all(first.map((response) => response.text()));
@@ -87,12 +95,14 @@ describe("admission and backpressure", () => {
   it("refuses runs beyond the process's limit with 503 and Retry-After", async () => {
     fake.script(() => ({ text: "slow", delayMs: 1_500 }));
     const users = await Promise.all(Array.from({ length: 3 }, () => createUser()));
+    const refusedBefore = await refusals("process_limit");
     const sessions = await Promise.all(Array.from({ length: 26 }, (_, index) => newSession(users[index % 3]!.cookie).then((id) => ({ id, cookie: users[index % 3]!.cookie }))));
     const started = await Promise.all(sessions.slice(0, 25).map((session) => chatResponse(session.cookie, session.id, "go")));
     expect(started.every((response) => response.status === 200)).toBe(true);
     const refused = await chatResponse(sessions[25]!.cookie, sessions[25]!.id, "go");
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("5");
+    expect(await refusals("process_limit")).toBe(refusedBefore + 1);
     expect(await db().step.count({ where: { sessionId: sessions[25]!.id } })).toBe(0);
     await Promise.all(started.map((response) => response.text()));
     await Promise.all(sessions.map((session) => waitForRun(session.id)));

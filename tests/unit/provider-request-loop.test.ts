@@ -62,6 +62,13 @@ describe.each(["openai", "anthropic"] as const)("the %s provider on the shared r
     expect(body.stream).toBe(true);
   });
 
+  it("reports the prompt cache's share of the input when the API does", async () => {
+    fake.script([{ text: "cached", usage: { inputTokens: 1000, outputTokens: 5, cacheReadTokens: 800, ...(name === "anthropic" ? { cacheCreationTokens: 150 } : {}) } }]);
+    const usage = (await turn(providers[name]())).find((event) => event.type === "usage");
+    // Input counts cached input too; the cache figures say how much of it the cache served or took.
+    expect(usage).toEqual({ type: "usage", usage: { inputTokens: 1000, outputTokens: 5, cacheReadTokens: 800, ...(name === "anthropic" ? { cacheCreationTokens: 150 } : {}) } });
+  });
+
   it("maps the API's stop reasons", async () => {
     const reasons = name === "openai" ? { stop: "stop", length: "length", content_filter: "other" } : { end_turn: "stop", max_tokens: "length", refusal: "other" };
     for (const [stopReason, expected] of Object.entries(reasons)) {
