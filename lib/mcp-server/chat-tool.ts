@@ -1,4 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { listAgents } from "@/lib/agents/profiles";
 import { db } from "@/lib/db/client";
@@ -38,6 +40,24 @@ async function pendingApprovals(options: { userId: string; sessionId: string; li
   return approvals.map((approval) => ({ id: approval.id, tool: approval.toolName, risk: approval.risk, title: previewTitle(approval.preview), link: options.link }));
 }
 
+/**
+ * A run takes minutes and the MCP SDK's clients give up on a request after 60 s unless progress
+ * arrives (`resetTimeoutOnProgress`). A client that sends a progressToken gets a notification when
+ * the run has started and then every 10 s until the answer; the SSE stream's own keep-alive
+ * comments keep proxies from closing the connection in between.
+ */
+const HEARTBEAT_MS = 10_000;
+
+function progressReporter(extra: RequestHandlerExtra<ServerRequest, ServerNotification>): (message: string) => void {
+  const token = extra._meta?.progressToken;
+  let progress = 0;
+  return (message) => {
+    if (token === undefined) return;
+    // A client that went away misses a notification; the run goes on and the answer is in the session.
+    extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: ++progress, message } }).catch(() => {});
+  };
+}
+
 export async function registerChatTool(server: McpServer, options: { user: User; requestUrl: string; signal: AbortSignal }) {
   const { user } = options;
   const agents = await listAgents(user.id);
@@ -57,11 +77,19 @@ export async function registerChatTool(server: McpServer, options: { user: User;
       outputSchema: chatOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     },
-    ({ message, session_id: sessionId, agent }) =>
+    ({ message, session_id: sessionId, agent }, extra) =>
       toolCall("chat", async () => {
         const choice = await resolveModel(user.id, agent ? `${MAIN_MODEL}:${agent}` : MAIN_MODEL);
         const completion = await startAgentCompletion({ user, agent: choice.agent, sessionId, text: message, lastUserText: message, requestUrl: options.requestUrl, signal: options.signal });
-        const { text } = await completionText(completion.events);
+        const progress = progressReporter(extra);
+        progress(`Working in xclaw session ${completion.sessionId}.`);
+        const heartbeat = setInterval(() => progress("The agent is still working."), HEARTBEAT_MS);
+        let text: string;
+        try {
+          ({ text } = await completionText(completion.events));
+        } finally {
+          clearInterval(heartbeat);
+        }
         const link = sessionLink(completion.sessionId, options.requestUrl);
         const pending = await pendingApprovals({ userId: user.id, sessionId: completion.sessionId, link });
         return toolData({ answer: text, session_id: completion.sessionId, pending_approvals: pending }, `${text}\n\n(xclaw session: ${completion.sessionId})`);

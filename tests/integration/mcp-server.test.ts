@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DELETE as mcpDelete, GET as mcpGet, POST as mcpPost } from "@/app/api/mcp/route";
 import { POST as createMemory } from "@/app/api/memories/route";
@@ -105,8 +105,11 @@ describe("POST /api/mcp with the MCP SDK's client", () => {
     expect(text(first.result)).toContain(sessionId);
     expect((await db().chatSession.findFirstOrThrow({ where: { id: sessionId, userId: user.id } })).trigger).toBe("API");
 
-    const second = await chat(client, { message: "Question two", session_id: sessionId });
-    expect(second.data).toEqual({ answer: "Second answer.", session_id: sessionId, pending_approvals: [] });
+    // A client that asks for progress hears when the run has started (runs outlast the SDK's 60 s request timeout).
+    const progress: Progress[] = [];
+    const second = (await client.callTool({ name: "chat", arguments: { message: "Question two", session_id: sessionId } }, undefined, { onprogress: (update) => progress.push(update), resetTimeoutOnProgress: true })) as CallToolResult;
+    expect(second.structuredContent).toEqual({ answer: "Second answer.", session_id: sessionId, pending_approvals: [] });
+    expect(progress[0]).toMatchObject({ progress: 1, message: `Working in xclaw session ${sessionId}.` });
     expect(JSON.stringify(fake.requests[1]!.body.messages)).toContain("First answer.");
   }, 60_000);
 
