@@ -46,9 +46,9 @@ const FEATURES = {
   channels: ["runs", "auth"],
   agents: ["runs"],
   chronos: ["runs", "notifications", "auth"],
-  // Serving agents to other programs: the OpenAI-compatible API (/v1).
+  // Serving agents to other programs: the OpenAI-compatible API (/v1) and the MCP server.
   "openai-api": ["runs", "auth", "agents"],
-  "mcp-server": ["openai-api"],
+  "mcp-server": ["openai-api", "memory"],
   // Metrics and traces over the run core, the jobs and the admin check of /api/metrics.
   telemetry: ["runs", "auth", "jobs"],
   // What operators run against an install (backup, restore, doctor, accounts, secrets).

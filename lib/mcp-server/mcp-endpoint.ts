@@ -1,59 +1,44 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { z } from "zod";
 import { appVersion } from "@/lib/config/environment";
-import { AppError } from "@/lib/errors";
+import type { User } from "@/lib/db/generated/client";
 import { readJson } from "@/lib/http/route";
 import { requireApiToken } from "@/lib/openai-api/openai-errors";
-import { ASK_TOOL, askToolDefinition, callAskTool, ZAskArguments } from "./ask-tool";
-import { INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, rpcError, rpcResult, ZJsonRpcMessage } from "./json-rpc";
+import { registerChatTool } from "./chat-tool";
+import { registerDataTools } from "./data-tools";
+import { registerSkillPrompts } from "./skill-prompts";
 
 /**
- * POST /api/mcp: xclaw's agents as an MCP server over Streamable HTTP, stateless (no
- * Mcp-Session-Id: every request carries the API token, and conversations live in xclaw sessions
- * named in the tool's arguments). Requests are answered with one JSON response; the server sends
- * nothing on its own, so there is no GET stream.
+ * POST /api/mcp: xclaw as an MCP server, on the official SDK (`McpServer` and the web-standard
+ * Streamable HTTP transport). Stateless: every request carries the API token and gets a server
+ * and transport of its own, built for the token's user, so every tool acts as that user and
+ * nothing is shared between requests (no Mcp-Session-Id; conversations are xclaw sessions named
+ * in `chat`'s arguments). The token is checked before the body is read; the body goes through
+ * the same JSON rules as every /api route (readJson) and is handed to the transport parsed.
+ * Answers are SSE streams, so a `chat` that runs for minutes keeps its connection alive through
+ * proxies with the transport's keep-alive comments.
  */
-export const SUPPORTED_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
-const LATEST = SUPPORTED_VERSIONS[0];
-
-const ZToolCall = z.looseObject({ name: z.string(), arguments: z.record(z.string(), z.unknown()).optional() });
-
-function negotiate(requested: unknown): string {
-  return typeof requested === "string" && (SUPPORTED_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST;
+function buildServer(options: { user: User; request: Request }): Promise<McpServer> {
+  const { user, request } = options;
+  const server = new McpServer(
+    { name: "xclaw", title: "xclaw", version: appVersion() },
+    {
+      instructions:
+        "xclaw is the user's own AI agent platform. Use chat to hand a task or question to their xclaw agent (it works with their files, sandboxed shell, browser and memory on the xclaw server); actions that need approval are decided by the user in xclaw's web chat, then chat again in the same session for the rest. list_sessions, search_memory and search_knowledge read the user's xclaw data. The prompts are the user's xclaw skills.",
+    },
+  );
+  const context = { requestUrl: request.url, signal: request.signal };
+  return Promise.all([registerChatTool(server, { user, ...context }), registerDataTools(server, { userId: user.id, ...context }), registerSkillPrompts(server, { userId: user.id })]).then(() => server);
 }
 
 export async function handleMcpPost(request: Request): Promise<Response> {
   const { user } = await requireApiToken(request);
-  const version = request.headers.get("mcp-protocol-version");
-  if (version && !(SUPPORTED_VERSIONS as readonly string[]).includes(version)) {
-    throw new AppError("bad_request", `Unsupported MCP-Protocol-Version ${version}; this server speaks ${SUPPORTED_VERSIONS.join(", ")}.`);
-  }
-  const parsed = ZJsonRpcMessage.safeParse(await readJson(request, z.unknown()));
-  if (!parsed.success) return rpcError(null, INVALID_REQUEST, "Send one JSON-RPC 2.0 message (batches are not part of MCP).", 400);
-  const message = parsed.data;
-  // Notifications (notifications/initialized, cancellations) and responses need no answer.
-  if (message.id === undefined || !message.method) return new Response(null, { status: 202 });
-  const id = message.id;
-  switch (message.method) {
-    case "initialize":
-      return rpcResult(id, {
-        protocolVersion: negotiate(message.params?.protocolVersion),
-        capabilities: { tools: { listChanged: false } },
-        serverInfo: { name: "xclaw", title: "xclaw agents", version: appVersion() },
-        instructions: `Call the ${ASK_TOOL} tool to hand a task to the user's xclaw agent; it answers when its run ends. Actions that need approval are decided by the user in xclaw's web chat.`,
-      });
-    case "ping":
-      return rpcResult(id, {});
-    case "tools/list":
-      return rpcResult(id, { tools: [await askToolDefinition(user.id)] });
-    case "tools/call": {
-      const call = ZToolCall.safeParse(message.params);
-      if (!call.success) return rpcError(id, INVALID_PARAMS, "tools/call needs params.name and params.arguments.");
-      if (call.data.name !== ASK_TOOL) return rpcError(id, INVALID_PARAMS, `Unknown tool "${call.data.name}"; this server has one tool, ${ASK_TOOL}.`);
-      const input = ZAskArguments.safeParse(call.data.arguments ?? {});
-      if (!input.success) return rpcError(id, INVALID_PARAMS, `Invalid arguments for ${ASK_TOOL}: ${input.error.issues[0]?.path.join(".") || "arguments"}: ${input.error.issues[0]?.message}`);
-      return rpcResult(id, await callAskTool({ user, arguments: input.data, requestUrl: request.url, signal: request.signal }));
-    }
-    default:
-      return rpcError(id, METHOD_NOT_FOUND, `Method not found: ${message.method}.`);
-  }
+  const body = await readJson(request, z.unknown());
+  const server = await buildServer({ user, request });
+  // DNS-rebinding protection (Host/Origin allow-lists) stays off: a page a rebinding attack
+  // controls has no bearer token to send, and cookies are refused above (SECURITY.md).
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  await server.connect(transport);
+  return transport.handleRequest(request, { parsedBody: body });
 }

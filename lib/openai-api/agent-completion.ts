@@ -12,6 +12,11 @@ import { continueAfterApproval, recordWaitWhenPaused, runCompletion, type TCompl
  * approval held back or a new run (trigger API) through the run core. Everything that can be
  * refused is refused before it returns; the events are followed after.
  */
+/** The session's page in the web chat, where its approvals are decided. */
+export function sessionLink(sessionId: string, requestUrl: string): string {
+  return `${publicOrigin() ?? new URL(requestUrl).origin}/chat/${sessionId}`;
+}
+
 export type TAgentCompletion = { id: string; sessionId: string; events: AsyncIterable<TCompletionEvent> };
 
 export async function startAgentCompletion(options: {
@@ -28,7 +33,7 @@ export async function startAgentCompletion(options: {
 }): Promise<TAgentCompletion> {
   const { user, signal } = options;
   const { session, created } = await sessionForRequest({ userId: user.id, sessionId: options.sessionId, agent: options.agent, lastUserText: options.lastUserText });
-  const link = `${publicOrigin() ?? new URL(options.requestUrl).origin}/chat/${session.id}`;
+  const link = sessionLink(session.id, options.requestUrl);
   const waited = created ? undefined : await waitedApprovalOf({ userId: user.id, sessionId: session.id });
   if (waited) return { id: `chatcmpl-${randomUUID()}`, sessionId: session.id, events: continueAfterApproval({ userId: user.id, sessionId: session.id, waited, link, signal }) };
   let run;
