@@ -112,12 +112,14 @@ export function jobsSemanticsSuite(context: () => { backend: TJobsBackend; fixtu
       const id = `event-${key}`;
       const [first] = await backend.send({ name: "test/steps", data: { key }, id });
       const [second] = await backend.send({ name: "test/steps", data: { key }, id });
-      expect((await backend.waitForRun(first!)).status).toBe("COMPLETED");
-      // A later event that has finished: the duplicate had every chance to run by then.
+      await waitUntil(() => fixture.count(`${key}:second`) === 1, "the event's run to finish", 30_000);
+      // A later event that has finished: a duplicate run had every chance to start by then.
       const [marker] = await backend.send({ name: "test/steps", data: { key: `${key}:marker` } });
       expect((await backend.waitForRun(marker!)).status).toBe("COMPLETED");
-      expect(await backend.runCount(second!)).toBe(0);
-      expect(fixture.count(`${key}:first`)).toBe(1);
+      // One run for the two: the embedded runner gives it to the first send; Inngest may process
+      // two sends that close together in either order, so either one may be the one that ran.
+      expect((await backend.runCount(first!)) + (await backend.runCount(second!))).toBe(1);
+      expect([fixture.count(`${key}:first`), fixture.count(`${key}:second`)]).toEqual([1, 1]);
     });
 
     it("refuses unknown events and invalid payloads before sending anything", async () => {
@@ -160,8 +162,8 @@ export function jobsSemanticsSuite(context: () => { backend: TJobsBackend; fixtu
       expect((await backend.waitForRun(third!)).status).toBe("COMPLETED");
       expect(fixture.count(`skip:${group}:2`)).toBe(0);
       if (backend.name === "Inngest") {
-        // Differs: Inngest records the skipped event's run as ended without running it.
-        expect(await backend.runCount(second!)).toBeLessThanOrEqual(1);
+        // Differs in form only: Inngest records a run for the skipped event, with status SKIPPED.
+        expect((await backend.waitForRun(second!)).status).toBe("SKIPPED");
       } else {
         expect(await backend.runCount(second!)).toBe(0);
       }
@@ -179,13 +181,15 @@ export function jobsSemanticsSuite(context: () => { backend: TJobsBackend; fixtu
       for (const one of sent) runs.push(await backend.waitForRun(one));
       expect(runs.at(-1)!.status).toBe("COMPLETED");
       expect(runs.filter((run) => run.status === "CANCELLED").length).toBeGreaterThan(0);
-      expect(runs.filter((run) => run.status === "FAILED")).toEqual([]);
       if (backend.name === "Inngest") {
-        // Differs: Inngest marks the replaced run cancelled and starts the new one at once; a step
-        // of the old run already in flight in the app runs on to its end (its result is dropped),
-        // so for that moment two runs' steps can overlap. The embedded runner waits for it.
+        // Differs: Inngest cancels the run in progress and starts the new one at once; a step of
+        // the old run already in flight in the app runs on to its end (its result is dropped), so
+        // for that moment two runs' steps can overlap (the embedded runner waits for it). And an
+        // event arriving while the replacing run has not started yet is SKIPPED there.
+        expect(runs.slice(0, -1).every((run) => run.status === "CANCELLED" || run.status === "SKIPPED")).toBe(true);
         expect(fixture.maxOverlap(`singleton:${group}`)).toBeLessThanOrEqual(2);
       } else {
+        expect(runs.slice(0, -1).every((run) => run.status === "CANCELLED")).toBe(true);
         expect(fixture.maxOverlap(`singleton:${group}`)).toBe(1);
       }
     });
