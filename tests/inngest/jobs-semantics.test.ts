@@ -51,5 +51,5 @@ describe.skipIf(!baseUrl)("jobs on a real Inngest server", () => {
     expect(config("test.singleton")).toMatchObject({ singleton: { key: "event.data.group", mode: "cancel" } });
   });
 
-  jobsSemanticsSuite(() => ({ backend, fixture }));
+  jobsSemanticsSuite(() => ({ backend, fixture }), { concurrent: true });
 });

@@ -21,7 +21,8 @@ declare module "vitest" {
  * machine: a running one is an error, not something to share or kill. Without the tools folder
  * the suites are skipped with a loud message, except in CI (CI=true), where that is a failure.
  */
-const TOOLS = path.resolve(import.meta.dirname, "../../../shared/tools/inngest");
+// XCLAW_INNGEST_TOOLS points elsewhere (a git worktree that is not beside shared/).
+const TOOLS = process.env.XCLAW_INNGEST_TOOLS || path.resolve(import.meta.dirname, "../../../shared/tools/inngest");
 const BINARY_PATTERN = "xclaw-inngest/inngest-";
 
 function otherServer(): string | undefined {

@@ -10,14 +10,18 @@ import { waitUntil } from "./jobs";
  * steps report to the fixture server, so "ran once" means the side effect happened once, outside
  * the process that ran the step. Where Inngest genuinely behaves differently the test says so with
  * `backend.name === "Inngest"` and why; nothing is left out silently.
+ * Differences in what the tests may assert: on Inngest, several jobs of the suite run side by side
+ * (options.concurrent), which the embedded runner's tests do not need.
  */
-export function jobsSemanticsSuite(context: () => { backend: TJobsBackend; fixture: TFixtureServer }) {
+export function jobsSemanticsSuite(context: () => { backend: TJobsBackend; fixture: TFixtureServer }, options: { concurrent?: boolean } = {}) {
   let counter = 0;
   const newKey = () => `s${++counter}-${Date.now()}`;
   // Inngest retries a failed step after its own backoff (15–40 s for the first retry).
   const RETRY_TIMEOUT = 120_000;
 
-  describe("jobs semantics (same bodies on both backends)", () => {
+  // Concurrent on Inngest, where the tests mostly wait for the server (its retry backoff, its
+  // queue's scans); every test uses keys of its own, and each job with a limit belongs to one test.
+  describe("jobs semantics (same bodies on both backends)", { concurrent: options.concurrent ?? false }, () => {
     it("memoizes steps: each step's effect happens once and the run returns their stored results", async () => {
       const { backend, fixture } = context();
       const key = newKey();
