@@ -20,17 +20,19 @@ export async function startInngestApp(options: { baseUrl: string; appId: string;
   const client = new Inngest({ id: options.appId, isDev: true, baseUrl: options.baseUrl, logger: inngestLogger() });
   const registry = createJobRegistry(options.jobs);
   const functions = options.jobs.map((job) => toInngestFunction(client, job, { registry, maxStepOutputBytes: 512 * 1024 }));
-  const handler = serve({ client, functions, serveHost: "http://127.0.0.1", servePath: "/api/inngest" });
-  const server: Server = createServer((request, response) => {
-    if (request.url?.startsWith("/api/inngest")) return void handler(request, response);
-    response.writeHead(404).end();
-  });
+  const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", resolve);
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}/api/inngest`;
+  // The URL Inngest calls back (the SDK would otherwise take it from the sync request's Host).
+  const handler = serve({ client, functions, serveOrigin: `http://127.0.0.1:${port}`, servePath: "/api/inngest" });
+  server.on("request", (request, response) => {
+    if (request.url?.startsWith("/api/inngest")) return void handler(request, response);
+    response.writeHead(404).end();
+  });
   // The SDK's serve handler answers a PUT by registering its functions with the server.
   const sync = await fetch(url, { method: "PUT" });
   if (!sync.ok) throw new Error(`syncing ${options.appId} with Inngest failed: ${sync.status} ${await sync.text()}`);
