@@ -48,6 +48,22 @@ export function jobsSemanticsSuite(context: () => { backend: TJobsBackend; fixtu
       expect(fixture.count(`${key}:refuse`)).toBe(1);
     });
 
+    it("a step result that is not JSON, or too large, fails the run with the reason and is not retried", async () => {
+      const { backend, fixture } = context();
+      const [bigint, huge] = [newKey(), newKey()];
+      const sent = await backend.send([
+        { name: "test/unserialisable", data: { key: bigint } },
+        { name: "test/oversized", data: { key: huge } },
+      ]);
+      // Both jobs have retries left: a retry would keep them running well past this wait.
+      const [unserialisable, oversized] = await Promise.all(sent.map((one) => backend.waitForRun(one, undefined, 20_000)));
+      expect(unserialisable!.status).toBe("FAILED");
+      expect(unserialisable!.error).toMatch(/step "bigint" returned a value that is not JSON-serialisable \(.*BigInt.*\)\. Return plain data/);
+      expect(oversized!.status).toBe("FAILED");
+      expect(oversized!.error).toContain('step "huge" returned 2.0 MB, more than the 512.0 KB a step may store (jobs.maxStepOutputBytes).');
+      expect([fixture.count(`${bigint}:count`), fixture.count(`${huge}:count`)]).toEqual([1, 1]);
+    });
+
     it("step.sleep parks the run and continues after the duration, steps around it once", async () => {
       const { backend, fixture } = context();
       const key = newKey();
@@ -229,8 +245,9 @@ export function jobsSemanticsSuite(context: () => { backend: TJobsBackend; fixtu
       expect((await backend.waitForRun(sent!, undefined, 50_000)).status).toBe("CANCELLED");
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(fixture.count(`${key}:after`)).toBe(0);
-      // Differs: the embedded runner aborts the running step through its signal; Inngest cancels
-      // between steps (it cannot reach into a request), so the 10 s step runs out first.
+      // Differs: the embedded runner aborts the running step through its signal; Inngest ends the
+      // run on time too, but cannot reach into the request in flight, so that step runs on to its
+      // end in the app and its result is dropped (the signal never fires there).
       expect(fixture.count(`${key}:aborted`)).toBe(backend.name === "Inngest" ? 0 : 1);
     });
   });
