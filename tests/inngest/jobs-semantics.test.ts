@@ -26,7 +26,11 @@ describe.skipIf(!baseUrl)("jobs on a real Inngest server", () => {
     fixture = await startFixtureServer();
     process.env.JOBS_FIXTURE_URL = fixture.url;
     const port = inject("inngestAppPort") || undefined;
-    app = await startInngestApp({ baseUrl, appId: "xclaw-test", jobs: served, port });
+    // The server's -u app (synced every 5 s too); if that port was taken meanwhile, any port does,
+    // since the app also syncs itself with a PUT.
+    app = await startInngestApp({ baseUrl, appId: "xclaw-test", jobs: served, port }).catch(() =>
+      startInngestApp({ baseUrl, appId: "xclaw-test", jobs: served }),
+    );
     backend = inngestBackend(baseUrl, app.client, registry);
   });
 
