@@ -16,6 +16,20 @@ export default defineConfig({
         extends: true,
         test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", env: { XCLAW_LOG_SILENT: "1" } },
       },
+      {
+        // Jobs on a real Inngest server (tests/support/inngest-global-setup.ts starts it, or .ci/run
+        // does): once per run, not per database, since Inngest holds the runs.
+        extends: true,
+        test: {
+          name: "inngest",
+          include: ["tests/inngest/**/*.test.ts"],
+          environment: "node",
+          env: { XCLAW_LOG_SILENT: "1" },
+          globalSetup: ["tests/support/inngest-global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
       ...databases.map((database) => ({
         extends: true as const,
         test: {

@@ -1,8 +1,11 @@
 /**
- * The embedded job runner on each database, measured in one run:
+ * Both job backends in one run: the embedded runner on each database, then a real Inngest server
+ * (bench/jobs-inngest.ts; skipped with a message when ../shared/tools/inngest is missing):
  *
  * - latency from sending an event to its job's first step starting (p50/p99), runner in-process;
- * - throughput of 1,000 jobs of three steps each (sent one by one while the runner works);
+ * - throughput of 1,000 jobs of three steps each (sent one by one while the runner works; 200 on
+ *   Inngest, sent in batches of 100);
+ * - the wall time of a 10-way fan-out: a job's step.sendEvent of 10 events until all 10 jobs ran;
  * - the cost of one step.run (stores its result) and of a replayed, memoized step, against a
  *   bare call of the same function.
  *
@@ -11,6 +14,7 @@
  *   npm run bench:jobs                         embedded PGlite, and PostgreSQL when
  *                                              BENCH_POSTGRES_URL or TEST_DATABASE_URL is set
  *   npm run bench:jobs -- 500 2000             latency samples, throughput jobs
+ *   BENCH_INNGEST_URL=http://127.0.0.1:PORT    use that Inngest server instead of starting one
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
@@ -19,6 +23,7 @@ import { defineJob } from "../lib/jobs/define-job";
 import { enqueueJobEvents } from "../lib/jobs/enqueue";
 import { createJobRegistry } from "../lib/jobs/job-registry";
 import { createJobRunner, RUNNER_DEFAULTS } from "../lib/jobs/job-runner";
+import { measureInngest, type TBenchHooks } from "./jobs-inngest";
 import { onEachDatabase, percentile } from "./support";
 
 process.env.XCLAW_LOG_SILENT ??= "1";
@@ -60,7 +65,43 @@ const manyStepsJob = defineJob({ id: "bench.steps", trigger: { event: "bench/ste
   await step.sleep("park", "1200ms");
 });
 
-const jobs = [latencyJob, threeStepJob, manyStepsJob];
+const FANOUT = 10;
+const leavesSeen = new Map<string, { left: number; done: (at: number) => void }>();
+
+const fanoutJob = defineJob({ id: "bench.fanout", trigger: { event: "bench/fanout" }, schema: z.strictObject({ tag: z.string() }) }, async ({ event, step }) =>
+  step.sendEvent("fan", Array.from({ length: FANOUT }, (_, index) => ({ name: "bench/leaf", data: { tag: event.data.tag, index } }))),
+);
+
+const leafJob = defineJob({ id: "bench.leaf", trigger: { event: "bench/leaf" }, schema: z.strictObject({ tag: z.string(), index: z.number() }) }, async ({ event, step }) =>
+  step.run("leaf", () => {
+    const waiting = leavesSeen.get(event.data.tag);
+    if (waiting && --waiting.left === 0) waiting.done(performance.now());
+    return event.data.index;
+  }),
+);
+
+const hooks: TBenchHooks = {
+  firstStep: (tag) => new Promise<number>((resolve) => firstStepSeen.set(tag, resolve)).finally(() => firstStepSeen.delete(tag)),
+  threeStepsDone(count) {
+    completedInProcess = 0;
+    return new Promise<void>((resolve) => (onCompleted = () => completedInProcess >= count && resolve()));
+  },
+  fanoutDone: (tag) => new Promise<number>((done) => leavesSeen.set(tag, { left: FANOUT, done })).finally(() => leavesSeen.delete(tag)),
+};
+
+async function fanoutWallMs(): Promise<number> {
+  const times: number[] = [];
+  for (let index = 0; index < 3; index++) {
+    const tag = randomBytes(6).toString("hex");
+    const finished = hooks.fanoutDone(tag);
+    const started = performance.now();
+    await enqueueJobEvents(registry, { name: "bench/fanout", data: { tag } });
+    times.push((await finished) - started);
+  }
+  return percentile(times, 50);
+}
+
+const jobs = [latencyJob, threeStepJob, manyStepsJob, fanoutJob, leafJob];
 const registry = createJobRegistry(jobs);
 
 // --- measurements ------------------------------------------------------------------------------
@@ -111,6 +152,7 @@ async function measure(label: string) {
     const stepMs = stepTimings.firstRunMs! / STEPS_PER_JOB;
     const replayMs = stepTimings.replayMs! / STEPS_PER_JOB;
 
+    const fanoutMs = await fanoutWallMs();
     const p50 = percentile(latencies, 50);
     const jobsPerSecond = throughputJobs / throughputSeconds;
     console.log(`\njobs bench — ${label}, runner concurrency ${RUNNER_DEFAULTS.concurrency}`);
@@ -120,6 +162,7 @@ async function measure(label: string) {
     );
     console.log(`  one step.run        ${fmt(stepMs * 1000)} µs (stores its result)   replayed ${fmt(replayMs * 1000)} µs   bare call ${(bareMs * 1e6).toFixed(1)} ns`);
     console.log(`  ratios              step.run / bare call ${(stepMs / bareMs).toExponential(2)}x   replayed step / bare call ${(replayMs / bareMs).toExponential(2)}x   step.run / replayed ${(stepMs / replayMs).toFixed(0)}x`);
+    console.log(`  10-way fan-out      step.sendEvent of 10 events → all 10 jobs' steps done: median ${fmt(fanoutMs)} ms of 3`);
     return { p50, jobsPerSecond };
   } finally {
     onCompleted = undefined;
@@ -144,6 +187,14 @@ const results = await onEachDatabase("xclaw_bench_jobs", (label) => measure(labe
 
 if (results.pglite && results.postgres) {
   console.log(`\n  PostgreSQL / PGlite  latency p50 ${(results.postgres.p50 / results.pglite.p50).toFixed(2)}x   throughput ${(results.postgres.jobsPerSecond / results.pglite.jobsPerSecond).toFixed(2)}x`);
+}
+const inngest = await measureInngest(jobs.filter((job) => job !== manyStepsJob), hooks, {
+  latencySamples: Math.min(latencySamples, 50),
+  throughputJobs: Math.min(throughputJobs, 200),
+});
+if (inngest && results.postgres) {
+  console.log(`
+  Inngest / embedded on PostgreSQL  latency p50 ${(inngest.p50 / results.postgres.p50).toFixed(1)}x   throughput ${(inngest.jobsPerSecond / results.postgres.jobsPerSecond).toFixed(2)}x`);
 }
 const pass = (results.postgres?.p50 ?? 0) <= 50 && Object.values(results).every((result) => result.jobsPerSecond >= 100);
 console.log(`\n  targets ${pass ? "met" : "NOT met"}`);

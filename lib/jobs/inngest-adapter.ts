@@ -1,6 +1,6 @@
 import { NonRetriableError, referenceFunction, type Inngest } from "inngest";
 import { isAppError } from "@/lib/errors";
-import { isEventTrigger, type TAnyJobDefinition, type TSendEventInput, type TStepTools } from "./define-job";
+import { durationMs, isEventTrigger, type TAnyJobDefinition, type TSendEventInput, type TStepTools } from "./define-job";
 import type { TJobRegistry } from "./job-registry";
 import { prepareEvents } from "./prepare-events";
 import { toStoredJson } from "./step-output";
@@ -43,8 +43,10 @@ export function adaptStepTools(step: TInngestStep, options: { registry: TJobRegi
   return {
     run: (id, fn) =>
       step.run(id, async () => toStoredJson(`step "${id}"`, await fn(), options.maxStepOutputBytes).value) as never,
-    sleep: (id, duration) => step.sleep(id, duration),
-    sleepUntil: (id, until) => step.sleepUntil(id, until),
+    // Inngest counts sleeps in whole seconds and rounds down (1.5 s sleeps 1 s, also for
+    // sleepUntil), while our contract is "no earlier than": round up instead.
+    sleep: (id, duration) => step.sleep(id, seconds(durationMs(duration, `step.sleep "${id}"`))),
+    sleepUntil: (id, until) => step.sleepUntil(id, new Date(new Date(until).getTime() + 1_000)),
     sendEvent: async (id, events) => {
       const list: TSendEventInput[] = Array.isArray(events) ? events : [events];
       let prepared;

@@ -3,9 +3,10 @@ import { AppError } from "@/lib/errors";
 import { createLogger } from "@/lib/observability/logger";
 import type { TSendEventInput } from "./define-job";
 import { enqueueJobEvents, type TSendEventResult } from "./enqueue";
+import type { Inngest } from "inngest";
 import { inngestClient } from "./inngest-client";
 import { installedJobs } from "./installed-jobs";
-import { createJobRegistry } from "./job-registry";
+import { createJobRegistry, type TJobRegistry } from "./job-registry";
 import { prepareEvents } from "./prepare-events";
 
 export type { TSendEventResult };
@@ -27,10 +28,19 @@ const log = createLogger("jobs");
 export async function sendEvent(events: TSendEventInput | readonly TSendEventInput[]): Promise<TSendEventResult> {
   const registry = createJobRegistry(installedJobs());
   if (getBehaviourConfig().jobs.runner === "local") return enqueueJobEvents(registry, events);
+  return sendToInngest(inngestClient(), registry, events);
+}
+
+/**
+ * Hands events to Inngest after the same validation as the embedded runner (nothing is sent if
+ * any event is invalid). Inngest starts the runs itself, so no run ids come back; a repeated event
+ * id within 24 hours starts nothing there either.
+ */
+export async function sendToInngest(client: Inngest, registry: TJobRegistry, events: TSendEventInput | readonly TSendEventInput[]): Promise<TSendEventResult> {
   const list = Array.isArray(events) ? events : [events as TSendEventInput];
   const prepared = prepareEvents(registry, list);
   try {
-    const sent = await inngestClient().send(
+    const sent = await client.send(
       prepared.map((event, index) => ({ id: event.id, name: event.name, data: (list[index]!.data ?? {}) as Record<string, unknown>, ts: list[index]!.ts?.getTime() })),
     );
     return { ids: sent.ids, runIds: [], duplicateIds: [] };

@@ -8,15 +8,18 @@ import { toInngestFunction } from "@/lib/jobs/inngest-adapter";
 import { inngestLogger } from "@/lib/jobs/inngest-client";
 import { createJobRegistry } from "@/lib/jobs/job-registry";
 import type { TJobRunner } from "@/lib/jobs/job-runner";
+import { embeddedBackend } from "../support/jobs-backends";
 import { startFixtureServer, type TFixtureServer } from "../support/jobs-fixture-server";
 import { badFanoutJob, cronJob, exclusiveJob, fanoutJob, fixtureJobs, flakyJob, parentJob, sleeperJob, slowJob, stepsJob } from "../support/jobs-fixtures";
+import { jobsSemanticsSuite } from "../support/jobs-semantics-suite";
 import { startTestRunner, waitForRun } from "../support/jobs";
 
 /**
- * One suite of job semantics, run on both backends with the same job definitions: for real on the
- * embedded runner (this file's database), and on Inngest through @inngest/test, which replays the
- * function step by step like Inngest does (it has no retries, and step.invoke / step.sendEvent
- * are mocked there). Effects are counted by the fixture server, so "ran once" means the step's
+ * Job semantics on the embedded runner (this file's database). The shared test bodies
+ * (tests/support/jobs-semantics-suite.ts) run here and, against a real Inngest server, in
+ * tests/inngest/jobs-semantics.test.ts; the tests below add what only the embedded runner shows
+ * (its rows, the cron slot, a runner restart) and check the Inngest functions through
+ * @inngest/test, which replays a function step by step without a server. Effects are counted by the fixture server, so "ran once" means the step's
  * side effect happened once.
  */
 const registry = createJobRegistry(fixtureJobs);
@@ -40,6 +43,8 @@ const inngest = new Inngest({ id: "xclaw-test", isDev: true, logger: inngestLogg
 function onInngest(job: Parameters<typeof toInngestFunction>[1]) {
   return new InngestTestEngine({ function: toInngestFunction(inngest, job, { registry, maxStepOutputBytes: 512 * 1024 }) });
 }
+
+jobsSemanticsSuite(() => ({ backend: embeddedBackend(registry), fixture }));
 
 async function sendOne(name: string, data: unknown, id?: string) {
   const result = await enqueueJobEvents(registry, { name, data, id });

@@ -13,6 +13,8 @@ import type { AddressInfo } from "node:net";
 export type TFixtureServer = {
   url: string;
   count(key: string): number;
+  /** When the first /hit for key arrived (ms since the epoch), if it did. */
+  firstHitAt(key: string): number | undefined;
   /** Resolves when the first /block call for key arrives. */
   blocked(key: string): Promise<void>;
   release(key: string): void;
@@ -30,6 +32,7 @@ async function readBody(request: IncomingMessage): Promise<Record<string, unknow
 
 export async function startFixtureServer(): Promise<TFixtureServer> {
   const counts = new Map<string, number>();
+  const firstHits = new Map<string, number>();
   const spans = new Map<string, { phase: "start" | "end"; id: string; worker: number }[]>();
   const blockWaiters = new Map<string, () => void>();
   const blockArrived = new Map<string, Promise<void>>();
@@ -50,6 +53,7 @@ export async function startFixtureServer(): Promise<TFixtureServer> {
     };
     if (request.url === "/hit") {
       counts.set(key, (counts.get(key) ?? 0) + 1);
+      if (!firstHits.has(key)) firstHits.set(key, Date.now());
       return reply({ count: counts.get(key) });
     }
     if (request.url === "/span") {
@@ -74,6 +78,7 @@ export async function startFixtureServer(): Promise<TFixtureServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     count: (key) => counts.get(key) ?? 0,
+    firstHitAt: (key) => firstHits.get(key),
     blocked: (key) => arrived(key),
     release(key) {
       released.add(key);

@@ -185,7 +185,56 @@ export const slowJob = defineJob(
   },
 );
 
+// --- semantics on both backends (tests/support/jobs-semantics-suite.ts) -------------------
+
+/** Fails for good on its first attempt although it has retries left. */
+export const refusesJob = defineJob({ id: "test.refuses", trigger: { event: "test/refuses" }, schema: ZKey, retries: 3 }, async ({ event, step }) =>
+  step.run("refuse", async () => {
+    await hit(`${event.data.key}:refuse`);
+    throw new NonRetriableError("refused for good");
+  }),
+);
+
+export const napUntilJob = defineJob({ id: "test.nap-until", trigger: { event: "test/nap-until" }, schema: ZKey }, async ({ event, step }) => {
+  const wakeAt = await step.run("plan", async () => {
+    await hit(`${event.data.key}:plan`);
+    return new Date(Date.now() + 1_500).toISOString();
+  });
+  await step.sleepUntil("nap", wakeAt);
+  const after = await step.run("after", async () => {
+    await hit(`${event.data.key}:after`);
+    return Date.now() - new Date(wakeAt).getTime();
+  });
+  return { wakeAt, afterWake: after >= 0, lateByMs: after };
+});
+
+/** At most one run per group at a time; different groups run side by side. */
+export const perKeyJob = defineJob(
+  {
+    id: "test.per-key",
+    trigger: { event: "test/per-key" },
+    schema: z.strictObject({ n: z.number(), group: z.string() }),
+    concurrency: { limit: 1, key: "event.data.group" },
+  },
+  async ({ event, step }) => step.run("work", () => span(`per-key:${event.data.group}`, String(event.data.n), 300)),
+);
+
+/** "skip": an event for a group whose run is still going starts nothing. */
+export const skipJob = defineJob(
+  {
+    id: "test.skip",
+    trigger: { event: "test/skip" },
+    schema: z.strictObject({ n: z.number(), group: z.string() }),
+    singleton: { key: "event.data.group", mode: "skip" },
+  },
+  async ({ event, step }) => step.run("work", () => hit(`skip:${event.data.group}:${event.data.n}`).then(() => span(`skip:${event.data.group}`, String(event.data.n), 1_500))),
+);
+
 export const fixtureJobs = [
+  refusesJob,
+  napUntilJob,
+  perKeyJob,
+  skipJob,
   stepsJob,
   flakyJob,
   sleeperJob,
