@@ -5,7 +5,9 @@ import { riskOfCall, type TTool } from "@/lib/tools/registry";
  * One approval policy for every tool, built-in or added later (plugins, browser): a tool declares
  * its risk, xclaw.yaml maps risks (and single tools) to allow / ask / deny, and the session owner
  * can "always allow" a tool for one session. Only this function and the owner's decision decide;
- * nothing the model writes (in text or in tool arguments) is consulted.
+ * nothing the model writes (in text or in tool arguments) is consulted. The context layers' recall
+ * tools (`offload_recall`, `recall_masked`, lib/context) are risk `read` like any read-only tool:
+ * they only read the calling session's own stored tool results, so `approvals.read` governs them.
  */
 export type TPolicyDecision = "allow" | "ask" | "deny";
 
