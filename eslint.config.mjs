@@ -42,7 +42,7 @@ const FEATURES = {
   agent: ["tools"],
   sessions: ["capabilities"],
   // What the model sees of a long conversation: offload, masking and the recall tools.
-  context: ["sessions"],
+  context: ["sessions", "agent"],
   runs: ["agent", "sessions", "approvals", "skills", "jobs"],
   // Features that start runs.
   channels: ["runs", "auth"],

@@ -80,6 +80,8 @@ export type TPrepareStep = (input: {
   messages: TMessage[];
   target?: TContextTarget;
   tools?: TToolDefinition[];
+  /** Summarises a transcript with the run's own models (context compression). */
+  summarize?: (transcript: string) => Promise<string>;
 }) => Promise<{ system?: string; messages?: TMessage[]; report?: TContextReport } | void>;
 
 export type TAgentSubscriber = (event: TAgentEvent) => void;

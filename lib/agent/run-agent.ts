@@ -68,7 +68,7 @@ export async function runAgent(options: TRunAgentOptions): Promise<TAgentOutcome
   for (let iteration = 1; iteration <= options.maxIterations; iteration++) {
     const stopped = stopReasonOf(signal);
     if (stopped) return { status: "stopped", reason: stopped };
-    const prepared = (await options.prepareStep?.({ iteration, system: options.system, messages, target, tools: definitions })) ?? {};
+    const prepared = (await options.prepareStep?.({ iteration, system: options.system, messages, target, tools: definitions, summarize })) ?? {};
     const system = prepared.system ?? options.system;
     const context = await fitToContextWindow({ provider: smallestWindow, counter, system, tools: definitions, messages: prepared.messages ?? messages, summarize });
     const report: TContextReport = {

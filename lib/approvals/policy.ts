@@ -7,7 +7,9 @@ import { riskOfCall, type TTool } from "@/lib/tools/registry";
  * can "always allow" a tool for one session. Only this function and the owner's decision decide;
  * nothing the model writes (in text or in tool arguments) is consulted. The context layers' recall
  * tools (`offload_recall`, `recall_masked`, lib/context) are risk `read` like any read-only tool:
- * they only read the calling session's own stored tool results, so `approvals.read` governs them.
+ * they only read the calling session's own stored tool results, so `approvals.read` governs them;
+ * so is `context_edit`, which writes nothing but its own step and changes only what this session's
+ * model sees (an override here, e.g. `context_edit: ask`, applies to them as to any tool).
  */
 export type TPolicyDecision = "allow" | "ask" | "deny";
 

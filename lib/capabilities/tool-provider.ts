@@ -39,6 +39,8 @@ export type TCapabilityPrepareInput = {
   messages: TMessage[];
   target?: { model: string; contextWindowTokens: number; maxOutputTokens: number };
   tools?: TToolDefinition[];
+  /** Summarises a transcript with the run's own models (context compression). */
+  summarize?: (transcript: string) => Promise<string>;
 };
 
 /** What a hook did, per layer (lib/context), recorded on the model call's step (lib/agent's TContextReport). */

@@ -34,6 +34,25 @@ export const ZContextConfig = z
         minTokens: z.int().min(0).max(100_000).default(100),
       })
       .prefault({}),
+    edits: z
+      .strictObject({
+        /** The context_edit tool: the model deletes an old turn, or truncates or replaces a tool result, in its own view. */
+        enabled: z.boolean().default(true),
+      })
+      .prefault({}),
+    compression: z
+      .strictObject({
+        /** When the context is still above `startRatio` of the window, the oldest turns become a summary (one model call). */
+        enabled: z.boolean().default(true),
+        startRatio: z.number().min(0.1).max(1).default(0.75),
+        /** The newest turns are kept whole up to this share of the window. */
+        targetRatio: z.number().min(0.05).max(1).default(0.5),
+        /** A summary is reused for this many model calls of the session before a new one may be made. */
+        cooldownCalls: z.int().min(0).max(1_000).default(5),
+        /** The most of the old turns' transcript the summariser reads (their newest part). */
+        maxTranscriptCharacters: z.int().min(1_000).max(1_000_000).default(24_000),
+      })
+      .prefault({}),
   })
   .prefault({});
 

@@ -3,6 +3,7 @@ import { getBehaviourConfig } from "@/lib/config/behaviour";
 import { db } from "@/lib/db/client";
 import { textOf, type TContentPart } from "@/lib/providers/types";
 import { sandboxRuntime } from "@/lib/sandbox/runtime";
+import { rollbackSession } from "@/lib/sessions/rollback-session";
 import { startFakeLlm, type TFakeLlm } from "../fake-llm/server";
 import { clearProviderEnvironment, newSession, sendChat, useFakeProvider } from "../support/chat";
 import { createUser } from "../support/http";
@@ -94,6 +95,37 @@ describe("context layers in a run", () => {
     expect(growth).toBeGreaterThan(0);
     expect(growth).toBeLessThan((modelSteps[1]!.offload!.tokensBefore as number) / 2);
   }, 60_000);
+
+  it("applies a context_edit to every later request until its step is rolled back", async () => {
+    const { cookie, user } = await createUser();
+    const sessionId = await newSession(cookie);
+    await sandboxRuntime(getBehaviourConfig()).workspaceFor(user.id, sessionId).writeText("a.md", "ORIGINAL-A content");
+    fake.script([{ toolCalls: [{ name: "view_file", arguments: { path: "a.md" } }] }, { text: "A read." }]);
+    await sendChat(cookie, sessionId, "read a");
+    fake.script([{ text: "Noted." }]);
+    await sendChat(cookie, sessionId, "and now?");
+    fake.script([{ toolCalls: [{ name: "context_edit", arguments: { action: "replace_result", id: "call_1", note: "a.md holds the A content" } }] }, { text: "Tidied." }]);
+    await sendChat(cookie, sessionId, "tidy up");
+    expect(contentText(toolMessages(4).at(-1))).toMatch(/^Edited: the result of call_1 is replaced by your note/);
+    // The request that made the edit still saw the result; the next one shows the note instead.
+    expect(contentText(toolMessages(3)[0])).toContain("ORIGINAL-A content");
+    expect(contentText(toolMessages(4)[0])).toBe("[This result was replaced by a note (context_edit): a.md holds the A content]");
+    fake.script([{ text: "Still tidy." }]);
+    await sendChat(cookie, sessionId, "again");
+    expect(contentText(toolMessages(5)[0])).toContain("replaced by a note");
+
+    // The edit is a step: rolling back its model call takes the edit back; the stored result was never touched.
+    const editStep = (await db().step.findMany({ where: { sessionId, type: "MODEL_CALL" }, orderBy: { seq: "asc" } })).find((step) =>
+      JSON.stringify(step.output).includes('"context_edit"'),
+    )!;
+    const model = (await db().step.findMany({ where: { sessionId, type: "MODEL_CALL" }, orderBy: { seq: "asc" } })).map((step) => (step.output as { context?: Record<string, Record<string, unknown>> }).context?.edits);
+    expect(model.at(-1)).toMatchObject({ applied: 1 });
+    await rollbackSession({ userId: user.id, sessionId, seq: editStep.seq });
+    fake.script([{ text: "Back." }]);
+    await sendChat(cookie, sessionId, "after the rollback");
+    expect(fake.requests).toHaveLength(7);
+    expect(contentText(toolMessages(6)[0])).toContain("ORIGINAL-A content");
+  }, 90_000);
 
   it("answers a recall of an id this session does not have as an error, never another session's result", async () => {
     const { cookie, user } = await createUser();

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { chainPrepareSteps } from "@/lib/capabilities/tool-provider";
 import { parseBehaviourConfig } from "@/lib/config/behaviour";
 import { contextCapability, createContextHook } from "@/lib/context/context-capability";
@@ -8,6 +8,11 @@ import { calibrateTokenCounts, tokenCounterFor, tokenEstimateFactor, tokenizerFo
 import { textOf, type TMessage } from "@/lib/providers/types";
 
 const config = parseBehaviourConfig("{}").context;
+
+// Building a BPE's ranks takes seconds on a busy machine: once per file, with room.
+beforeAll(async () => {
+  await Promise.all([tokenCounterFor("gpt-4o"), tokenCounterFor("gpt-4")]);
+}, 60_000);
 const user = (text: string): TMessage => ({ role: "user", content: [{ type: "text", text }] });
 const call = (id: string, name: string, args: unknown): TMessage => ({ role: "assistant", text: "", toolCalls: [{ id, name, arguments: args }] });
 const result = (id: string, name: string, text: string, extra: Partial<TMessage & { role: "tool" }> = {}): TMessage & { role: "tool" } => ({
@@ -236,13 +241,16 @@ describe("the context capability's hook", () => {
   });
 
   it("is configurable: both layers off means no hook and no recall tools", () => {
-    const off = parseBehaviourConfig("context:\n  offload:\n    enabled: false\n  masking:\n    enabled: false\n").context;
+    const off = parseBehaviourConfig(
+      "context:\n  offload:\n    enabled: false\n  masking:\n    enabled: false\n  edits:\n    enabled: false\n  compression:\n    enabled: false\n",
+    ).context;
     expect(createContextHook(off)).toBeUndefined();
     const capability = contextCapability(off);
     expect(capability.tools({ userId: "u", sessionId: "s", config: parseBehaviourConfig("{}") })).toEqual([]);
     expect(contextCapability(config).tools({ userId: "u", sessionId: "s", config: parseBehaviourConfig("{}") }).map((tool) => [tool.name, tool.risk])).toEqual([
       ["offload_recall", "read"],
       ["recall_masked", "read"],
+      ["context_edit", "read"],
     ]);
   });
 
@@ -253,7 +261,7 @@ describe("the context capability's hook", () => {
       config: parseBehaviourConfig("{}"),
     })!;
     const out = (await chained({ iteration: 1, system: "", messages: [user("hi")], target: { model: "gpt-4o", contextWindowTokens: 1_000, maxOutputTokens: 100 } }))!;
-    expect(Object.keys(out.report!).sort()).toEqual(["a", "masking", "offload"]);
+    expect(Object.keys(out.report!).sort()).toEqual(["a", "compression", "edits", "masking", "offload"]);
     expect(out.report!.a).toEqual({ model: "gpt-4o" });
   });
 });
