@@ -25,13 +25,16 @@ export function createContextHook(settings: TContextConfig, sessionId = ""): TCa
     if (!target) return;
     const counter = await tokenCounterFor(target.model);
     const report: TCapabilityContextReport = {};
+    // A run whose tools were narrowed (a scheduled job's list, a worker's) may lack the recall
+    // tools: nothing is offloaded then (the rest could not be read), and placeholders say so.
+    const offered = new Set((tools ?? []).map((tool) => tool.name));
     let view = messages;
     if (edits.enabled) {
       const edited = applyContextEdits(view, counter.messages);
       view = edited.messages;
       report.edits = edited.report;
     }
-    if (offload.enabled) {
+    if (offload.enabled && offered.has("offload_recall")) {
       const offloaded = offloadToolResults(view, counter, offload);
       view = offloaded.messages;
       report.offload = offloaded.report;
@@ -41,7 +44,7 @@ export function createContextHook(settings: TContextConfig, sessionId = ""): TCa
     if (masking.enabled) {
       // Placeholders describe the result as the model would have seen it unedited and not offloaded.
       const originals = view.length === messages.length ? messages : undefined;
-      const masked = maskObservations(view, counter, { settings: masking, windowTokens, fixedTokens, originals });
+      const masked = maskObservations(view, counter, { settings: masking, windowTokens, fixedTokens, originals, recallable: offered.has("recall_masked") });
       view = masked.messages;
       report.masking = masked.report;
     }

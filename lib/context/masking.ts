@@ -36,14 +36,15 @@ function oneLine(text: string, limit: number): string {
 }
 
 /** The placeholder a masked result becomes: the tool, its arguments, the outcome, how to get it back. */
-export function maskedPlaceholder(message: TMessage & { role: "tool" }, call: TToolCall | undefined, tokens: number): string {
+export function maskedPlaceholder(message: TMessage & { role: "tool" }, call: TToolCall | undefined, tokens: number, recallable = true): string {
   const argumentsText = oneLine(JSON.stringify(call?.arguments ?? {}), ARGUMENT_PREVIEW_CHARACTERS);
   const text = textOf(message.content);
   const images = message.content.filter((part) => part.type === "image").length;
   const firstLine = oneLine(text.split("\n").find((line) => line.trim()) ?? "", OUTCOME_PREVIEW_CHARACTERS);
   const size = `${text.length.toLocaleString("en-US")} characters${images ? `, ${images} image${images > 1 ? "s" : ""}` : ""}`;
   const outcome = message.isError ? `failed: ${firstLine}` : `ok (${size})${firstLine ? `: ${firstLine}` : ""}`;
-  return `[masked observation: ${message.toolName} ${argumentsText} → ${outcome}. About ${tokens.toLocaleString("en-US")} tokens hidden to save context; recall_masked {"id":"${message.toolCallId}"} brings it back.]`;
+  const recall = recallable ? `recall_masked {"id":"${message.toolCallId}"} brings it back` : "it cannot be recalled in this run";
+  return `[masked observation: ${message.toolName} ${argumentsText} → ${outcome}. About ${tokens.toLocaleString("en-US")} tokens hidden to save context; ${recall}.]`;
 }
 
 export function maskObservations(
@@ -55,6 +56,8 @@ export function maskObservations(
     fixedTokens: number;
     /** The messages before earlier layers changed them (same order): placeholders describe the real result. */
     originals?: readonly TMessage[];
+    /** Whether this run offers recall_masked (a narrowed tool list may not); placeholders say so. */
+    recallable?: boolean;
   },
 ): { messages: TMessage[]; report: TMaskingReport } {
   const { settings } = options;
@@ -101,7 +104,7 @@ export function maskObservations(
       toolCallId: message.toolCallId,
       toolName: message.toolName,
       isError: message.isError,
-      content: [{ type: "text", text: maskedPlaceholder(describe(candidate.index), calls.get(message.toolCallId)?.call, before) }],
+      content: [{ type: "text", text: maskedPlaceholder(describe(candidate.index), calls.get(message.toolCallId)?.call, before, options.recallable ?? true) }],
     };
     const after = counter.message(placeholder);
     if (after >= before) continue;

@@ -33,6 +33,18 @@ function tailFrom(text: string, start: number): number {
   return newline >= 0 && newline < start + (text.length - start) * 0.3 ? newline + 1 : start;
 }
 
+// Encoding a 50 KB result costs tens of milliseconds, and a long history holds many: past this size
+// an offloaded result's count (for its pointer and the report, never for fitting the window) is
+// taken from three slices and scaled by length.
+const SAMPLE_CHARACTERS = 1_000;
+
+export function offloadedTokens(text: string, counter: TTokenCounter): number {
+  if (text.length <= SAMPLE_CHARACTERS * 3) return counter.text(text);
+  const middle = Math.floor(text.length / 2 - SAMPLE_CHARACTERS / 2);
+  const sample = [text.slice(0, SAMPLE_CHARACTERS), text.slice(middle, middle + SAMPLE_CHARACTERS), text.slice(-SAMPLE_CHARACTERS)];
+  return Math.round((sample.reduce((sum, part) => sum + counter.text(part), 0) * text.length) / (SAMPLE_CHARACTERS * 3));
+}
+
 /** What the model sees instead of an offloaded result: the pointer, the start and end, how to read on. */
 export function offloadPreview(text: string, callId: string, tokens: number, settings: TOffloadSettings): string {
   const head = cutAtLine(text, settings.headCharacters);
@@ -74,10 +86,11 @@ export function offloadToolResults(messages: readonly TMessage[], counter: TToke
       if (!isOverThreshold(text, counter, settings)) {
         cached = { key, message, before: 0, after: 0 };
       } else {
-        const tokens = counter.text(text);
+        const tokens = offloadedTokens(text, counter);
         const images = message.content.filter((part) => part.type === "image");
         const preview: TMessage = { ...message, content: [{ type: "text", text: offloadPreview(text, message.toolCallId, tokens, settings) }, ...images] };
-        cached = { key, message: preview, before: counter.message(message), after: counter.message(preview) };
+        const after = counter.message(preview);
+        cached = { key, message: preview, before: after - counter.text(textOf(preview.content)) + tokens, after };
       }
       previews.set(message, cached);
     }

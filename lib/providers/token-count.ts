@@ -97,7 +97,8 @@ function encodedLength(encoder: Tiktoken, text: string): number {
 
 function rawTextCounter(name: TTokenizerName, encoder: Tiktoken): (text: string) => number {
   let cache = state.texts.get(name);
-  if (!cache) state.texts.set(name, (cache = new LRUCache<string, number>({ max: 2_000 })));
+  // Bounded by the characters it keys on (the texts are mostly shared with the history anyway).
+  if (!cache) state.texts.set(name, (cache = new LRUCache<string, number>({ max: 5_000, maxSize: 8_000_000, sizeCalculation: (_count, text) => text.length })));
   const texts = cache;
   return (text) => {
     if (!text) return 0;

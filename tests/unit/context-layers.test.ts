@@ -191,6 +191,8 @@ describe("observation masking (layer 3)", () => {
     expect(placeholder).toMatch(/^\[masked observation: view_file \{"path":"file0\.md"\} → ok \([\d,]+ characters\): file0\.md \(20 lines\)\. About [\d,]+ tokens hidden/);
     expect(placeholder).toContain('recall_masked {"id":"c0"}');
     expect(placeholder).not.toContain("\n");
+    const unrecallable = maskObservations(messages, counter, { settings, windowTokens, fixedTokens: 0, recallable: false });
+    expect(textOfMessage(unrecallable.messages[2])).toMatch(/it cannot be recalled in this run\.\]$/);
     // Everything of the last three rounds is whole, even with the window nearly full.
     const squeezed = maskObservations(messages, counter, { settings, windowTokens: Math.floor(total / 2), fixedTokens: 0 });
     expect(squeezed.report.masked).toBe(5);
@@ -230,7 +232,11 @@ describe("the context capability's hook", () => {
   it("runs offload then masking for the call's model and window, and reports tokens saved per layer", async () => {
     const hook = createContextHook(config)!;
     const messages: TMessage[] = [user("read it"), call("c1", "view_file", { path: "a.md" }), result("c1", "view_file", words(5_000))];
-    const changed = (await hook({ iteration: 1, system: "sys", messages, target: { model: "gpt-4o", contextWindowTokens: 128_000, maxOutputTokens: 4_000 }, tools: [] }))!;
+    const recallTools = contextCapability(config)
+      .tools({ userId: "u", sessionId: "s", config: parseBehaviourConfig("{}") })
+      .map((tool) => ({ name: tool.name, description: tool.description, inputSchema: {} }));
+    const target = { model: "gpt-4o", contextWindowTokens: 128_000, maxOutputTokens: 4_000 };
+    const changed = (await hook({ iteration: 1, system: "sys", messages, target, tools: recallTools }))!;
     expect(textOfMessage(changed.messages![2])).toMatch(/^\[Offloaded tool result/);
     expect(changed.report!.offload).toMatchObject({ offloaded: 1 });
     expect(changed.report!.offload!.tokensSaved).toBeGreaterThan(3_000);
@@ -238,6 +244,10 @@ describe("the context capability's hook", () => {
     expect(textOfMessage(messages[2])).toBe(words(5_000));
     // Without a target (a bare loop) it leaves the messages alone.
     expect(await hook({ iteration: 1, system: "", messages })).toBeUndefined();
+    // A run whose tools were narrowed without offload_recall gets nothing offloaded: the rest could not be read.
+    const narrowed = (await hook({ iteration: 1, system: "sys", messages, target, tools: [] }))!;
+    expect(narrowed.messages![2]).toBe(messages[2]);
+    expect(narrowed.report!.offload).toBeUndefined();
   });
 
   it("is configurable: both layers off means no hook and no recall tools", () => {
@@ -260,7 +270,8 @@ describe("the context capability's hook", () => {
       sessionId: "s",
       config: parseBehaviourConfig("{}"),
     })!;
-    const out = (await chained({ iteration: 1, system: "", messages: [user("hi")], target: { model: "gpt-4o", contextWindowTokens: 1_000, maxOutputTokens: 100 } }))!;
+    const tools = [{ name: "offload_recall", description: "", inputSchema: {} }];
+    const out = (await chained({ iteration: 1, system: "", messages: [user("hi")], target: { model: "gpt-4o", contextWindowTokens: 1_000, maxOutputTokens: 100 }, tools }))!;
     expect(Object.keys(out.report!).sort()).toEqual(["a", "compression", "edits", "masking", "offload"]);
     expect(out.report!.a).toEqual({ model: "gpt-4o" });
   });
