@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { contextSavings } from "@/components/chat/steps-model";
 import { parseBehaviourConfig } from "@/lib/config/behaviour";
 import { compressHistory } from "@/lib/context/compression";
 import { applyContextEdits, readContextEdit, refusalOf } from "@/lib/context/context-edits";
@@ -144,5 +145,16 @@ describe("compression (layer 4b)", () => {
     expect(failing.report.compressed).toBe(false);
     const absent = await compressHistory(messages, counter, { settings, sessionId: `s-${Math.random()}`, windowTokens, fixedTokens: 0 });
     expect(absent.messages).toEqual(messages);
+  });
+});
+
+describe("the Steps panel's line", () => {
+  const step = (type: string, output: unknown) => ({ type, output }) as Parameters<typeof contextSavings>[0];
+  it("sums the tokens each layer saved on a model call, and says nothing when none did", () => {
+    const context = { offload: { offloaded: 1, tokensSaved: 10_000 }, masking: { masked: 2, tokensSaved: 2_345 }, edits: { applied: 0, tokensSaved: 0 }, window: { tokens: 5_000 } };
+    expect(contextSavings(step("model_call", { text: "", toolCalls: [], context }))).toBe("context −12,345 tokens (offload 10,000, masking 2,345)");
+    expect(contextSavings(step("model_call", { text: "", toolCalls: [], context: { offload: { tokensSaved: 0 } } }))).toBeNull();
+    expect(contextSavings(step("model_call", { text: "", toolCalls: [] }))).toBeNull();
+    expect(contextSavings(step("tool_call", { context }))).toBeNull();
   });
 });
