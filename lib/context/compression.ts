@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import { renderTranscript, splitIntoTurns } from "@/lib/agent/context-window";
 import type { TContextConfig } from "@/lib/config/context-config";
@@ -17,7 +18,21 @@ import type { TMessage } from "@/lib/providers/types";
 export type TCompressionSettings = TContextConfig["compression"];
 export type TCompressionReport = { compressed: boolean; turns: number; summarized: boolean; tokensSaved: number };
 
-type TSummary = { turns: number; text: string; callsSince: number };
+type TSummary = { turns: number; fingerprint: string; text: string; callsSince: number };
+
+/**
+ * Which turns a summary stands for: after a rollback (and new turns) the first turns may be other
+ * turns than the summary describes. The person's and the model's words and the call ids decide;
+ * tool results are left out (they are large, and decided by the calls).
+ */
+function fingerprint(turns: readonly TMessage[][]): string {
+  const hash = createHash("sha256");
+  for (const message of turns.flat()) {
+    if (message.role === "user") hash.update(`u${JSON.stringify(message.content.map((part) => (part.type === "text" ? part.text : part.mediaType)))}`);
+    else if (message.role === "assistant") hash.update(`a${message.text}${JSON.stringify(message.toolCalls.map((call) => call.id))}`);
+  }
+  return hash.digest("base64url");
+}
 const summaries = processSingleton("context.summaries", () => new LRUCache<string, TSummary>({ max: 2_000, ttl: 6 * 60 * 60_000 }));
 
 const PREFIX = "[Summary of the earlier conversation, compressed to save context; the original turns are stored in the session's steps]";
@@ -49,7 +64,9 @@ export async function compressHistory(
     return { messages: view, report: { compressed: true, turns: summary.turns, summarized, tokensSaved: before - counter.messages(view) } };
   };
   // Within the cooldown the last summary stands, as long as the turns it covers are still there.
-  if (state && state.callsSince <= settings.cooldownCalls && state.turns < turns.length) return apply(state, false);
+  if (state && state.callsSince <= settings.cooldownCalls && state.turns < turns.length && state.fingerprint === fingerprint(turns.slice(0, state.turns))) {
+    return apply(state, false);
+  }
   if (!options.summarize) return { messages: [...messages], report: none };
 
   // Keep the newest turns whole up to the target (always the last one), summarise the rest.
@@ -67,7 +84,7 @@ export async function compressHistory(
   try {
     const text = (await options.summarize(renderTranscript(turns.slice(0, covered).flat(), settings.maxTranscriptCharacters))).trim();
     if (!text) return { messages: [...messages], report: none };
-    const summary: TSummary = { turns: covered, text, callsSince: 0 };
+    const summary: TSummary = { turns: covered, fingerprint: fingerprint(turns.slice(0, covered)), text, callsSince: 0 };
     summaries.set(options.sessionId, summary);
     return apply(summary, true);
   } catch {

@@ -128,6 +128,22 @@ describe("compression (layer 4b)", () => {
     expect(calls).toBe(2);
   });
 
+  it("never reuses a summary for other turns than it describes (a rollback, then new turns)", async () => {
+    const counter = await tokenCounterFor("gpt-4o");
+    const messages = turns(10);
+    const windowTokens = Math.floor(counter.messages(messages) / 0.8);
+    const sessionId = `session-${Math.random()}`;
+    let calls = 0;
+    const summarize = async () => `summary ${++calls}`;
+    const first = await compressHistory(messages, counter, { settings, sessionId, windowTokens, fixedTokens: 0, summarize });
+    expect(first.report.turns).toBeGreaterThan(2);
+    // Rolled back to turn 2, then as many new turns: the first turns are no longer the summarised ones.
+    const rewritten = [...messages.slice(0, 4), ...turns(8).map((message) => (message.role === "user" ? user(`new ${textOfMessage(message)}`) : message))];
+    const again = await compressHistory(rewritten, counter, { settings, sessionId, windowTokens, fixedTokens: 0, summarize });
+    expect(again.report.summarized).toBe(true);
+    expect(calls).toBe(2);
+  });
+
   it("leaves the messages alone when the summariser fails or is absent", async () => {
     const counter = await tokenCounterFor("gpt-4o");
     const messages = turns(6);
