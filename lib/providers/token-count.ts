@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { Tiktoken } from "js-tiktoken/lite";
+import { createLogger } from "@/lib/observability/logger";
 import { processSingleton } from "@/lib/process-singleton";
 import type { TContentPart, TMessage, TToolDefinition } from "./types";
 
@@ -18,7 +19,9 @@ import type { TContentPart, TMessage, TToolDefinition } from "./types";
  * to the next, so each message is encoded once per run) and per long text (an LRU), raw BPE counts
  * in both, so a recalibrated factor applies at once.
  */
-export type TTokenizerName = "o200k_base" | "cl100k_base";
+/** "characters": the fallback estimate, used only if a BPE cannot be loaded in this process. */
+export type TTokenizerName = TBpeName | "characters";
+type TBpeName = "o200k_base" | "cl100k_base";
 
 export type TTokenCounter = {
   model: string;
@@ -41,7 +44,7 @@ const O200K = /^(gpt-4o|chatgpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|o1|o3|o4|code
 const CL100K = /^(gpt-4|gpt-3\.5|text-embedding-3|text-embedding-ada)/;
 
 /** Which BPE counts a model's text, and whether it is the model's own. */
-export function tokenizerFor(model: string): { tokenizer: TTokenizerName; exact: boolean } {
+export function tokenizerFor(model: string): { tokenizer: TBpeName; exact: boolean } {
   // "openai/gpt-4o" (gateways such as OpenRouter) is still gpt-4o.
   const name = model.trim().toLowerCase().split("/").pop() ?? "";
   if (O200K.test(name)) return { tokenizer: "o200k_base", exact: true };
@@ -50,7 +53,7 @@ export function tokenizerFor(model: string): { tokenizer: TTokenizerName; exact:
 }
 
 type TState = {
-  encoders: Map<TTokenizerName, Promise<Tiktoken>>;
+  encoders: Map<TBpeName, Promise<Tiktoken>>;
   factors: Map<string, number>;
   texts: Map<TTokenizerName, LRUCache<string, number>>;
   messages: WeakMap<TMessage, Map<TTokenizerName, number>>;
@@ -59,7 +62,20 @@ const state = processSingleton("providers.token-count", (): TState => ({ encoder
 // Short texts encode faster than a cache lookup pays for.
 const CACHED_TEXT_CHARACTERS = 256;
 
-function loadEncoder(name: TTokenizerName): Promise<Tiktoken> {
+type TEncoder = Pick<Tiktoken, "encode">;
+
+// CJK characters are about a token each, other text about four characters per token: the estimate
+// xclaw used before real tokenizers, kept for a process that cannot load them.
+const CJK = /[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/g;
+const characterEstimate: TEncoder = {
+  encode: (text: string) => {
+    const cjk = text.match(CJK)?.length ?? 0;
+    return { length: cjk + Math.ceil((text.length - cjk) / 4) } as number[];
+  },
+};
+const log = createLogger("tokens");
+
+function loadEncoder(name: TBpeName): Promise<Tiktoken> {
   let encoder = state.encoders.get(name);
   if (!encoder) {
     // Loaded on first use (the o200k ranks take about half a second to build), once per process.
@@ -81,7 +97,7 @@ function loadEncoder(name: TTokenizerName): Promise<Tiktoken> {
 const RUN_SLICE = 64;
 const LONG_RUN = new RegExp(`\\S{${RUN_SLICE + 1},}`, "g");
 
-function encodedLength(encoder: Tiktoken, text: string): number {
+function encodedLength(encoder: TEncoder, text: string): number {
   if (!LONG_RUN.test(text)) return encoder.encode(text, "all").length;
   LONG_RUN.lastIndex = 0;
   let count = 0;
@@ -95,7 +111,7 @@ function encodedLength(encoder: Tiktoken, text: string): number {
   return count;
 }
 
-function rawTextCounter(name: TTokenizerName, encoder: Tiktoken): (text: string) => number {
+function rawTextCounter(name: TTokenizerName, encoder: TEncoder): (text: string) => number {
   let cache = state.texts.get(name);
   // Bounded by the characters it keys on (the texts are mostly shared with the history anyway).
   if (!cache) state.texts.set(name, (cache = new LRUCache<string, number>({ max: 5_000, maxSize: 8_000_000, sizeCalculation: (_count, text) => text.length })));
@@ -125,8 +141,18 @@ function rawMessageTokens(message: TMessage, count: (text: string) => number): n
 
 /** The counter for a model: its tokenizer loaded (once per process), its calibration applied. */
 export async function tokenCounterFor(model: string): Promise<TTokenCounter> {
-  const { tokenizer, exact } = tokenizerFor(model);
-  const raw = rawTextCounter(tokenizer, await loadEncoder(tokenizer));
+  const family = tokenizerFor(model);
+  let tokenizer: TTokenizerName = family.tokenizer;
+  let exact = family.exact;
+  let encoder: TEncoder;
+  try {
+    encoder = await loadEncoder(family.tokenizer);
+  } catch (error) {
+    // A run must never fail for want of a tokenizer: the old estimate stands in, and says so.
+    log.warn("could not load a tokenizer; estimating from characters", { tokenizer: family.tokenizer, error });
+    [tokenizer, exact, encoder] = ["characters", false, characterEstimate];
+  }
+  const raw = rawTextCounter(tokenizer, encoder);
   const scale = (count: number) => (exact ? count : Math.ceil(count * (state.factors.get(model) ?? DEFAULT_ESTIMATE_FACTOR)));
   const rawMessage = (message: TMessage) => {
     let counts = state.messages.get(message);
