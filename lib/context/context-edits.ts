@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { textOf, type TMessage } from "@/lib/providers/types";
+import { characterBoundary } from "./offload";
 
 /**
  * Layer 4a, edits the model asks for with `context_edit`: drop a whole turn, truncate a tool
@@ -70,7 +71,7 @@ function editedResult(message: TMessage & { role: "tool" }, edit: TContextEdit):
   const text = textOf(message.content);
   if (edit.action !== "truncate_result" || text.length <= edit.keepCharacters) return message;
   const note = `\n[Truncated by context_edit: ${text.length - edit.keepCharacters} more characters; offload_recall {"id":"${message.toolCallId}","offset":${edit.keepCharacters}} reads them.]`;
-  return { ...message, content: [{ type: "text", text: text.slice(0, edit.keepCharacters) + note }] };
+  return { ...message, content: [{ type: "text", text: text.slice(0, characterBoundary(text, edit.keepCharacters)) + note }] };
 }
 
 export type TEditsReport = { applied: number; tokensSaved: number };

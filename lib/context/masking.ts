@@ -1,6 +1,7 @@
 import type { TContextConfig } from "@/lib/config/context-config";
 import type { TTokenCounter } from "@/lib/providers/token-count";
 import { textOf, type TMessage, type TToolCall } from "@/lib/providers/types";
+import { characterBoundary } from "./offload";
 
 /**
  * Layer 3, observation masking: once the model's context passes `startRatio` of its window, older
@@ -32,7 +33,7 @@ export function pathsOf(call: TToolCall | undefined): string[] {
 
 function oneLine(text: string, limit: number): string {
   const line = text.replace(/\s+/g, " ").trim();
-  return line.length > limit ? `${line.slice(0, limit)}…` : line;
+  return line.length > limit ? `${line.slice(0, characterBoundary(line, limit))}…` : line;
 }
 
 /** The placeholder a masked result becomes: the tool, its arguments, the outcome, how to get it back. */

@@ -146,6 +146,15 @@ describe("offload (layer 2)", () => {
     expect(recallSlice(text, "c9", text.length + 50, 10)).toContain(`characters ${text.length}-${text.length}`);
   });
 
+  it("never cuts an emoji (a surrogate pair) in half", () => {
+    const text = "😀".repeat(10);
+    const slice = recallSlice(text, "c1", 3, 4).split("\n")[1]!;
+    expect(slice).toBe("😀".repeat(2));
+    expect(slice.isWellFormed()).toBe(true);
+    const preview = offloadPreview("😀".repeat(2_000), "c1", 4_000, config.offload);
+    expect(preview.isWellFormed()).toBe(true);
+  });
+
   it("the preview's offset continues right after the head it shows", () => {
     const text = Array.from({ length: 2_000 }, (_, index) => `row ${index}`).join("\n");
     const preview = offloadPreview(text, "c1", 5_000, config.offload);
