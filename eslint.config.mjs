@@ -41,6 +41,8 @@ const FEATURES = {
   capabilities: ["tools"],
   agent: ["tools"],
   sessions: ["capabilities"],
+  // What the model sees of a long conversation: offload, masking and the recall tools.
+  context: ["sessions", "agent"],
   runs: ["agent", "sessions", "approvals", "skills", "jobs"],
   // Features that start runs.
   channels: ["runs", "auth"],

@@ -23,3 +23,21 @@ export function groupStepsByTurn(steps: TStepRow[]): TStepTurn[] {
   }
   return turns;
 }
+
+/**
+ * What the context layers saved before a model call (lib/context records it on the step's
+ * output), as one line for the panel: "context −12,345 tokens (offload 10,000, masking 2,345)".
+ */
+export function contextSavings(step: TStepRow): string | null {
+  const output = step.output;
+  if (step.type !== "model_call" || !output || typeof output !== "object" || !("context" in output)) return null;
+  const context = output.context;
+  if (!context || typeof context !== "object") return null;
+  const layers = Object.entries(context as Record<string, unknown>).flatMap(([layer, figures]) => {
+    const saved = figures && typeof figures === "object" && "tokensSaved" in figures ? figures.tokensSaved : undefined;
+    return typeof saved === "number" && saved > 0 ? [[layer, saved] as const] : [];
+  });
+  if (!layers.length) return null;
+  const total = layers.reduce((sum, [, saved]) => sum + saved, 0);
+  return `context −${total.toLocaleString("en-US")} tokens (${layers.map(([layer, saved]) => `${layer} ${saved.toLocaleString("en-US")}`).join(", ")})`;
+}

@@ -9,7 +9,7 @@ import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { CloseIcon, RefreshIcon } from "@/components/ui/icons";
 import { usePreferences } from "./hooks/use-preferences";
-import { groupStepsByTurn } from "./steps-model";
+import { contextSavings, groupStepsByTurn } from "./steps-model";
 import type { TStepRow } from "./types";
 
 type TForkResponse = { session: { id: string; title: string } };
@@ -44,6 +44,7 @@ function stepDetails(step: TStepRow): string {
   return [
     timed && step.durationMs !== null ? formatMs(step.durationMs) : null,
     step.inputTokens !== null ? `${step.inputTokens} → ${step.outputTokens ?? 0} tokens` : null,
+    contextSavings(step),
   ]
     .filter(Boolean)
     .join(" · ");

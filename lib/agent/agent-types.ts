@@ -1,5 +1,5 @@
 import type { TRetryPolicy } from "@/lib/providers/provider-chain";
-import type { TContentPart, TFinishReason, TMessage, TProvider, TToolCall, TUsage } from "@/lib/providers/types";
+import type { TContentPart, TFinishReason, TMessage, TProvider, TToolCall, TToolDefinition, TUsage } from "@/lib/providers/types";
 import type { TWorkspaceScope } from "@/lib/sandbox/types";
 import type { TChildRunRequest, TChildRunResult, ToolRegistry, TTool, TToolPreview, TToolProgress } from "@/lib/tools/registry";
 import type { TStopReason } from "./stop-reasons";
@@ -31,7 +31,7 @@ export type TStepHandle = { id: string; key: string };
 /** Persistence hooks; the run core implements them with step rows. */
 export type TAgentRecorder = {
   modelCallStarted(info: { iteration: number }): Promise<TStepHandle>;
-  modelCallFinished(step: TStepHandle, result: { text: string; toolCalls: TToolCall[]; usage: TUsage; provider: string; model: string }): Promise<void>;
+  modelCallFinished(step: TStepHandle, result: { text: string; toolCalls: TToolCall[]; usage: TUsage; provider: string; model: string; context?: TContextReport }): Promise<void>;
   /** `partialText`: what had streamed before the failure or stop, kept for the person reading. */
   modelCallFailed(step: TStepHandle, error: string, partialText?: string): Promise<void>;
   toolCallStarted(call: TToolCall, parent: TStepHandle): Promise<TStepHandle>;
@@ -60,10 +60,29 @@ export type TResumeTurn = {
 export type TCallDecision = "allow" | "ask" | "deny" | { deny: string };
 
 /**
- * Runs before every model call and may change what the model sees (memory recall and skills add
- * reference data here). The stable system prompt should stay first so providers can cache it.
+ * What the context layers did before one model call (lib/context), per layer: tokens counted and
+ * saved, results offloaded or masked. Recorded on the model call's step; never sent to a model.
  */
-export type TPrepareStep = (input: { iteration: number; system: string; messages: TMessage[] }) => Promise<{ system?: string; messages?: TMessage[] } | void>;
+export type TContextReport = Record<string, Record<string, number | string | boolean>>;
+
+/** The model a call most likely goes to (the chain's first) and the window it must fit (the chain's smallest). */
+export type TContextTarget = { model: string; contextWindowTokens: number; maxOutputTokens: number };
+
+/**
+ * Runs before every model call and may change what the model sees (memory recall and skills add
+ * reference data here; the context layers offload and mask tool results). The stable system
+ * prompt should stay first so providers can cache it. Only the model's view changes: the loop's
+ * own history, and the steps, keep everything.
+ */
+export type TPrepareStep = (input: {
+  iteration: number;
+  system: string;
+  messages: TMessage[];
+  target?: TContextTarget;
+  tools?: TToolDefinition[];
+  /** Summarises a transcript with the run's own models (context compression). */
+  summarize?: (transcript: string) => Promise<string>;
+}) => Promise<{ system?: string; messages?: TMessage[]; report?: TContextReport } | void>;
 
 export type TAgentSubscriber = (event: TAgentEvent) => void;
 

@@ -1,34 +1,12 @@
-import type { TContentPart, TMessage, TProvider, TToolDefinition } from "@/lib/providers/types";
+import { tokenCounterFor, type TTokenCounter } from "@/lib/providers/token-count";
+import type { TMessage, TProvider, TToolDefinition } from "@/lib/providers/types";
 
 /**
  * Fits a conversation into a provider's context window: the system prompt and the newest turns are
  * kept whole; older turns are summarised by the model (or, if that fails, replaced by a note).
- * A turn starts at a user message, so a tool call is never separated from its result.
+ * A turn starts at a user message, so a tool call is never separated from its result. Tokens are
+ * counted with the model's tokenizer, or the calibrated estimate (lib/providers/token-count.ts).
  */
-
-// CJK characters are roughly one token each in current tokenizers; other text about four
-// characters per token. A plain length/4 would undercount Chinese text four times over.
-const CJK = /[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/g;
-const IMAGE_TOKENS = 1_000;
-const MESSAGE_OVERHEAD_TOKENS = 4;
-
-export function estimateTextTokens(text: string): number {
-  if (!text) return 0;
-  const cjk = text.match(CJK)?.length ?? 0;
-  return cjk + Math.ceil((text.length - cjk) / 4);
-}
-
-function partsTokens(parts: TContentPart[]): number {
-  return parts.reduce((sum, part) => sum + (part.type === "text" ? estimateTextTokens(part.text) : IMAGE_TOKENS), 0);
-}
-
-export function estimateMessageTokens(message: TMessage): number {
-  if (message.role === "assistant") {
-    const calls = message.toolCalls.reduce((sum, call) => sum + estimateTextTokens(call.name + JSON.stringify(call.arguments ?? {})), 0);
-    return MESSAGE_OVERHEAD_TOKENS + estimateTextTokens(message.text) + calls;
-  }
-  return MESSAGE_OVERHEAD_TOKENS + partsTokens(message.content);
-}
 
 export function splitIntoTurns(messages: TMessage[]): TMessage[][] {
   const turns: TMessage[][] = [];
@@ -56,17 +34,20 @@ export function renderTranscript(messages: TMessage[], maxCharacters: number): s
 export type TContextResult = { messages: TMessage[]; droppedTurns: number; summarized: boolean; estimatedTokens: number };
 
 export async function fitToContextWindow(options: {
-  provider: Pick<TProvider, "contextWindowTokens" | "maxOutputTokens">;
+  provider: Pick<TProvider, "contextWindowTokens" | "maxOutputTokens"> & { model?: string };
+  /** The counter of the model that will most likely answer; the provider's own when absent. */
+  counter?: TTokenCounter;
   system: string;
   tools: TToolDefinition[];
   messages: TMessage[];
   summarize?: (transcript: string) => Promise<string>;
 }): Promise<TContextResult> {
   const { provider, messages } = options;
-  const fixed = estimateTextTokens(options.system) + estimateTextTokens(JSON.stringify(options.tools));
-  // 10% headroom: estimates are estimates.
+  const counter = options.counter ?? (await tokenCounterFor(provider.model ?? ""));
+  const fixed = counter.text(options.system) + counter.tools(options.tools);
+  // 10% headroom: providers wrap messages and tool schemas in tokens of their own.
   const budget = Math.floor((provider.contextWindowTokens - provider.maxOutputTokens) * 0.9) - fixed;
-  const total = messages.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
+  const total = counter.messages(messages);
   if (total <= budget) return { messages, droppedTurns: 0, summarized: false, estimatedTokens: total + fixed };
 
   const turns = splitIntoTurns(messages);
@@ -74,7 +55,7 @@ export async function fitToContextWindow(options: {
   const kept: TMessage[][] = [];
   let used = 0;
   for (let index = turns.length - 1; index >= 0; index--) {
-    const cost = turns[index]!.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
+    const cost = counter.messages(turns[index]!);
     if (kept.length > 0 && used + cost > budget - summaryReserve) break;
     kept.unshift(turns[index]!);
     used += cost;
@@ -99,6 +80,6 @@ export async function fitToContextWindow(options: {
     messages: result,
     droppedTurns: turns.length - kept.length,
     summarized,
-    estimatedTokens: used + fixed + estimateTextTokens(note),
+    estimatedTokens: used + fixed + counter.text(note),
   };
 }

@@ -1,7 +1,8 @@
 import { fitToContextWindow } from "./context-window";
 import { completeText, streamWithFallback } from "@/lib/providers/provider-chain";
+import { calibrateTokenCounts, tokenCounterFor } from "@/lib/providers/token-count";
 import type { TFinishReason, TMessage, TToolCall, TUsage } from "@/lib/providers/types";
-import type { TAgentEvent, TAgentOutcome, TRunAgentOptions } from "./agent-types";
+import type { TAgentEvent, TAgentOutcome, TContextReport, TContextTarget, TRunAgentOptions } from "./agent-types";
 import { stopReasonOf, STOP_REASONS } from "./stop-reasons";
 import { emitTo, executeTool, finishCall, observation, runToolPhase, toolContextFor } from "./tool-phase";
 
@@ -55,6 +56,9 @@ export async function runAgent(options: TRunAgentOptions): Promise<TAgentOutcome
   if (!options.providers.length) return { status: "failed", error: "No model provider is configured." };
   const smallestWindow = options.providers.reduce((smallest, provider) => (provider.contextWindowTokens < smallest.contextWindowTokens ? provider : smallest));
   const summarize = summarizer(options);
+  // Counted for the model most likely to answer (the chain's first), fitted to the smallest window.
+  const counter = await tokenCounterFor(options.providers[0]!.model);
+  const target: TContextTarget = { model: counter.model, contextWindowTokens: smallestWindow.contextWindowTokens, maxOutputTokens: smallestWindow.maxOutputTokens };
 
   if (options.resume) {
     const paused = await continueTurn(options, messages);
@@ -64,9 +68,13 @@ export async function runAgent(options: TRunAgentOptions): Promise<TAgentOutcome
   for (let iteration = 1; iteration <= options.maxIterations; iteration++) {
     const stopped = stopReasonOf(signal);
     if (stopped) return { status: "stopped", reason: stopped };
-    const prepared = (await options.prepareStep?.({ iteration, system: options.system, messages })) ?? {};
+    const prepared = (await options.prepareStep?.({ iteration, system: options.system, messages, target, tools: definitions, summarize })) ?? {};
     const system = prepared.system ?? options.system;
-    const context = await fitToContextWindow({ provider: smallestWindow, system, tools: definitions, messages: prepared.messages ?? messages, summarize });
+    const context = await fitToContextWindow({ provider: smallestWindow, counter, system, tools: definitions, messages: prepared.messages ?? messages, summarize });
+    const report: TContextReport = {
+      ...prepared.report,
+      window: { tokens: context.estimatedTokens, tokenizer: counter.exact ? counter.tokenizer : `${counter.tokenizer} (estimate)`, droppedTurns: context.droppedTurns, summarized: context.summarized },
+    };
     const step = await recorder.modelCallStarted({ iteration });
     emit({ type: "model-start", stepId: step.id, stepKey: step.key, iteration });
     let text = "";
@@ -108,7 +116,8 @@ export async function runAgent(options: TRunAgentOptions): Promise<TAgentOutcome
       usedCallIds.add(id);
       return { ...call, id };
     });
-    await recorder.modelCallFinished(step, { text, toolCalls, usage: turn.usage, provider: turn.provider, model: turn.model });
+    if (turn.model === counter.model) calibrateTokenCounts(counter.model, context.estimatedTokens, turn.usage.inputTokens);
+    await recorder.modelCallFinished(step, { text, toolCalls, usage: turn.usage, provider: turn.provider, model: turn.model, context: report });
     emit({ type: "model-end", stepId: step.id, stepKey: step.key, provider: turn.provider, model: turn.model, usage: turn.usage, finishReason: turn.finishReason });
     messages.push({ role: "assistant", text, toolCalls });
     if (!toolCalls.length) {

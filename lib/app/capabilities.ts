@@ -7,6 +7,7 @@ import { notifyTool } from "@/lib/chronos/notify-tool";
 import { scanSecretsTool } from "@/lib/chronos/scan-secrets-tool";
 import type { TBehaviourConfig } from "@/lib/config/behaviour";
 import { environment } from "@/lib/config/environment";
+import { contextCapability } from "@/lib/context/context-capability";
 import { memoryCapability } from "@/lib/memory/memory-capability";
 import { pluginToolProviders } from "@/lib/plugins/plugin-runtime";
 import type { TSandboxRuntime } from "@/lib/sandbox/runtime";
@@ -53,6 +54,9 @@ function buildProviders(runtime: TSandboxRuntime, config: TBehaviourConfig): TTo
     memoryCapability(),
     // Chat channels: the rest of an answer goes back to QQ / Feishu after an approval on the web.
     channelsCapability,
+    // Context layers (lib/context): offload and mask tool results before each model call, and the
+    // recall tools. Last, so its hook sees what memory recall and skills added.
+    contextCapability(config.context),
   ];
 }
 

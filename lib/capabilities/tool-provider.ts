@@ -1,7 +1,7 @@
 import type { TBehaviourConfig } from "@/lib/config/behaviour";
 import type { Step } from "@/lib/db/generated/client";
 import type { TWorkspaceScope } from "@/lib/sandbox/types";
-import type { TMessage } from "@/lib/providers/types";
+import type { TMessage, TToolDefinition } from "@/lib/providers/types";
 import { createLogger } from "@/lib/observability/logger";
 import { ToolRegistry, type TTool } from "@/lib/tools/registry";
 
@@ -27,7 +27,24 @@ export type TRunEndedContext = TToolProviderContext & { status: "completed" | "m
  * Runs before every model call of a run and may add to what the model sees (memory recall, skills).
  * The stable system prompt must stay first so providers can cache it: add after it.
  */
-export type TCapabilityPrepareStep = (input: { iteration: number; system: string; messages: TMessage[] }) => Promise<{ system?: string; messages?: TMessage[] } | void>;
+export type TCapabilityPrepareStep = (input: TCapabilityPrepareInput) => Promise<{ system?: string; messages?: TMessage[]; report?: TCapabilityContextReport } | void>;
+
+/**
+ * The model the call most likely goes to and the window it must fit, and the tools it is offered
+ * (the context layers count them); the same shape as lib/agent's prepareStep input.
+ */
+export type TCapabilityPrepareInput = {
+  iteration: number;
+  system: string;
+  messages: TMessage[];
+  target?: { model: string; contextWindowTokens: number; maxOutputTokens: number };
+  tools?: TToolDefinition[];
+  /** Summarises a transcript with the run's own models (context compression). */
+  summarize?: (transcript: string) => Promise<string>;
+};
+
+/** What a hook did, per layer (lib/context), recorded on the model call's step (lib/agent's TContextReport). */
+export type TCapabilityContextReport = Record<string, Record<string, number | string | boolean>>;
 
 /**
  * What a session's run profile (stored on the session, lib/agents) makes of one run: a worker's
@@ -136,12 +153,14 @@ export function chainPrepareSteps(providers: readonly TToolProvider[], context: 
   if (!hooks.length) return undefined;
   return async (input) => {
     let { system, messages } = input;
+    let report: TCapabilityContextReport | undefined;
     for (const hook of hooks) {
-      const changed = (await hook({ iteration: input.iteration, system, messages })) ?? {};
+      const changed = (await hook({ ...input, system, messages })) ?? {};
       system = changed.system ?? system;
       messages = changed.messages ?? messages;
+      if (changed.report) report = { ...report, ...changed.report };
     }
-    return { system, messages };
+    return { system, messages, report };
   };
 }
 

@@ -4,6 +4,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ZChannelsConfig } from "./channels-config";
 import { ZChronosConfig } from "./chronos-config";
+import { ZContextConfig } from "./context-config";
 import { ZEmbeddingsConfig, ZKnowledgeConfig, ZMemoryConfig } from "./memory-config";
 import { ConfigError } from "./config-error";
 import { environment } from "./environment";
@@ -86,6 +87,8 @@ export const ZBehaviourConfig = z.strictObject({
       maxParallelTools: z.int().min(1).max(32).default(4),
     })
     .prefault({}),
+  // What the model sees of a long conversation: offloaded and masked tool results (lib/context).
+  context: ZContextConfig,
   database: z
     .strictObject({
       /**

@@ -53,7 +53,7 @@ export function createRunRecorder(session: TSessionRef, options: { prewrittenMod
       await finishModelStep({
         stepId: step.id,
         sessionId: session.id,
-        output: asJson({ text: result.text, toolCalls: result.toolCalls }),
+        output: asJson({ text: result.text, toolCalls: result.toolCalls, ...(result.context ? { context: result.context } : {}) }),
         inputTokens: result.usage.inputTokens,
         outputTokens: result.usage.outputTokens,
         provider: result.provider,

@@ -24,7 +24,13 @@ const ZAttachment = z.object({
 /** `attachments`: files the person attached (lib/sessions/attachments.ts), images with their bytes. */
 export const ZUserInput = z.object({ text: z.string(), attachments: z.array(ZAttachment).optional() });
 export const ZModelInput = z.object({ iteration: z.number() });
-export const ZModelOutput = z.object({ text: z.string(), toolCalls: z.array(ZToolCall), partial: z.boolean().optional() });
+/** `context`: what the context layers did before the call (lib/context; tokens counted and saved per layer). */
+export const ZModelOutput = z.object({
+  text: z.string(),
+  toolCalls: z.array(ZToolCall),
+  partial: z.boolean().optional(),
+  context: z.record(z.string(), z.record(z.string(), z.union([z.number(), z.string(), z.boolean()]))).optional(),
+});
 export const ZToolInput = z.object({ toolCallId: z.string(), name: z.string(), arguments: z.unknown(), bang: z.boolean().optional() });
 export const ZToolOutput = z.object({ content: z.array(ZContentPart), isError: z.boolean(), durationMs: z.number().optional() });
 /** `forModel`: the note is an instruction for the model (the resume notice), not for people. */
