@@ -26,6 +26,10 @@ export async function register() {
   checkEnvironmentOrExit();
   const { installApp } = await import("./lib/app/install-app");
   installApp();
+  // The configured models' tokenizers (lib/providers/token-count.ts) are built now, not on a chat.
+  const { configuredProviders } = await import("./lib/providers/registry");
+  const { preloadTokenizers } = await import("./lib/providers/token-count");
+  await preloadTokenizers(configuredProviders().map((provider) => provider.model));
   const { installServerHook } = await import("./lib/http/server-hook");
   const { stampPeerAddress } = await import("./lib/auth/client-ip");
   // A production server answers POST /api/chat before Next.js (lib/http/server-hook.ts says why);

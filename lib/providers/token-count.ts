@@ -90,6 +90,16 @@ function loadEncoder(name: TBpeName): Promise<Tiktoken> {
   return encoder;
 }
 
+/**
+ * Builds the tokenizers these models count with, before the server takes requests: building the
+ * o200k ranks blocks the event loop for 0.5-3 s, which on a first chat would stall every other
+ * request of the process (and delay its first model call by as much).
+ */
+export async function preloadTokenizers(models: readonly string[]): Promise<void> {
+  const names = new Set(models.map((model) => tokenizerFor(model).tokenizer));
+  await Promise.all([...names].map((name) => loadEncoder(name).catch((error: unknown) => log.warn("could not preload a tokenizer", { tokenizer: name, error }))));
+}
+
 // js-tiktoken's merge is quadratic in the length of one pre-tokenised piece: 3,500 CJK characters
 // without punctuation took 11 s, 12,000 "=" 21 s. Runs of this many characters without whitespace
 // (a minified file, a rule of "=", a wall of CJK) are counted in slices of that length, which

@@ -194,7 +194,10 @@ export class PostgresRunEventBus implements TRunEventBus {
           signal?.addEventListener("abort", finish, { once: true });
         });
         const now = Date.now();
-        if (now - lastWant >= WANT_RENEW_MS) {
+        // NOTIFY reaches only processes already listening: an owner still opening its LISTEN
+        // connection (its first run, a busy event loop) misses the first `want`. So until the first
+        // batch arrives the follower asks again on every poll, then every WANT_RENEW_MS.
+        if (now - lastWant >= (lastSeq === 0 ? POLL_MS : WANT_RENEW_MS)) {
           lastWant = now;
           await this.notify({ t: "want", r: runId });
         }
