@@ -151,12 +151,10 @@ async function main() {
     process.exit(1);
   }
   if (process.env.XCLAW_E2E_SKIP_BUILD !== "1") {
-    // What `npm run build` does: `next build`, then the static files beside the standalone server.
-    const buildEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
-    const built = await run(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], buildEnv);
+    // The build script itself, so the tests run what `npm start` and the image run (a copy of its
+    // steps here once drifted: a bare `next build` left the pages without their scripts).
+    const built = await run("npm", ["run", "build"], { ...process.env, NEXT_TELEMETRY_DISABLED: "1" });
     if (built !== 0) process.exit(built);
-    const copied = await run(process.execPath, [path.join(root, "scripts", "copy-standalone-assets.mjs")], buildEnv);
-    if (copied !== 0) process.exit(copied);
   }
   const extraArgs = process.argv.slice(2);
   const databases: ("pglite" | "postgres")[] = ["pglite", ...(process.env.TEST_DATABASE_URL ? (["postgres"] as const) : [])];
